@@ -1,0 +1,107 @@
+# kforge build. `make` builds build/kforge and build/kforge-worker; `make test` builds a sanitized copy
+# under build/asan and runs every unit and integration test; see README.md for the rest.
+# Sources are found by folder, so a module adds files without touching this file.
+
+CUDA_HOME ?= /usr/local/cuda
+CC        ?= cc
+CXX       ?= g++
+BUILD     ?= build
+SAN       ?=
+
+WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wvla
+CPPFLAGS := -I. -Icore -I$(CUDA_HOME)/include -D_GNU_SOURCE -MMD -MP
+CFLAGS   := -std=c11 -O2 -g $(WARN) $(SAN)
+CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-exceptions -fno-rtti $(SAN)
+LDFLAGS  := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(SAN)
+
+# The parent links the Debian libraries; nothing links -lcuda or -lcupti (they are dlopen'ed by the worker).
+PARENT_LIBS := -lcjson -lpcre2-8 -lsqlite3 -lcurl -lseccomp -lnvrtc -ldl -lpthread -lm
+# The worker depends on libc, libdl and libnvrtc only (ARCHITECTURE.md).
+WORKER_LIBS := -ldl -lpthread -lm
+
+# Module sources, in dependency order (ARCHITECTURE.md's table).
+CORE_LITE_SRC := core/status.c core/buf.c
+CORE_SRC      := $(filter-out $(CORE_LITE_SRC),$(wildcard core/*.c))
+COMMON_SRC    := $(wildcard sandbox/common/*.c)
+SANDBOX_SRC   := $(wildcard sandbox/*.c sandbox/cpu/*.c)
+WORKER_SRC    := $(wildcard sandbox/worker/*.c sandbox/cpu/worker/*.c sandbox/cuda/*.c)
+WORKER_CXX    := $(wildcard sandbox/cuda/*.cpp)
+VERIFIER_SRC  := $(wildcard verifier/*.c)
+PROFILER_SRC  := $(wildcard profiler/*.c)
+KB_SRC        := $(wildcard kb/*.c)
+AGENT_SRC     := $(wildcard agent/*.c)
+REPORTS_SRC   := $(wildcard reports/*.c)
+CLI_SRC       := $(wildcard cli/*.c)
+
+LIB_SRC := $(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(SANDBOX_SRC) $(VERIFIER_SRC) $(PROFILER_SRC) \
+           $(KB_SRC) $(AGENT_SRC) $(REPORTS_SRC)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cpp,$(BUILD)/obj/%.o,$(1)))
+
+LIB_OBJ    := $(call obj,$(LIB_SRC))
+CLI_OBJ    := $(call obj,$(CLI_SRC))
+WORKER_OBJ := $(call obj,$(CORE_LITE_SRC) $(COMMON_SRC) $(WORKER_SRC) $(WORKER_CXX))
+
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+BENCH_SRC  := $(wildcard bench/bench_*.c)
+BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+.PHONY: all test unit bench deps lint format clean check-links
+all: $(BUILD)/kforge $(BUILD)/kforge-worker
+
+$(BUILD)/libkforge.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/kforge: $(CLI_OBJ) $(BUILD)/libkforge.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libkforge.a $(PARENT_LIBS)
+
+$(BUILD)/kforge-worker: $(WORKER_OBJ)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkforge.a tests/unit/testing.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkforge.a $(PARENT_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libkforge.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libkforge.a $(PARENT_LIBS)
+
+unit: $(UNIT_BIN)
+
+# The tests run against a sanitized build (ASan + UBSan) in build/asan.
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+test:
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN="$(SANFLAGS)" all unit
+	@$(MAKE) --no-print-directory all
+	@tests/run.sh build/asan
+
+bench: all $(BENCH_BIN)
+	@bench/run.sh $(BUILD)
+
+deps:
+	@tools/deps.sh
+
+lint:
+	@tools/lint.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
+
+check-links: all
+	@! ldd $(BUILD)/kforge $(BUILD)/kforge-worker | grep -E 'libcuda\.so|libcupti' || \
+	  { echo "error: a binary links libcuda or libcupti" >&2; exit 1; }
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

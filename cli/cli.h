@@ -1,0 +1,74 @@
+/* The command table and shared command-line helpers (git's builtin.h). Each subcommand lives in
+ * cli/cmd_<name>.c and returns its process exit code (spec/cli.md). */
+#ifndef KF_CLI_H
+#define KF_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kf.h"
+
+#define KF_VERSION "0.1.0"
+
+/* Exit codes of spec/cli.md. */
+enum {
+	KF_EXIT_OK = 0,
+	KF_EXIT_FAILED = 1,
+	KF_EXIT_USAGE = 2,
+	KF_EXIT_INTERNAL = 3,
+	KF_EXIT_UNAVAILABLE = 4,
+	KF_EXIT_INTERRUPTED = 130,
+};
+
+struct kf_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage; /* one line, after "kforge " */
+};
+
+int cmd_verify(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_optimize(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_regress(int argc, char **argv);
+int cmd_kb(int argc, char **argv);
+int cmd_tasks(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+const struct kf_cmd *kf_cli_find(const char *name);
+
+/* Prints "usage: kforge <usage>" and "try 'kforge <cmd> --help'" to stderr; returns KF_EXIT_USAGE.
+ * Optional message first ("error: ..."), lowercase, no trailing period. */
+int kf_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a command's --help text (the usage line and help body) to stdout; returns 0. */
+int kf_cli_help(const char *cmd, const char *body);
+/* True when argv has -h or --help. */
+bool kf_cli_wants_help(int argc, char **argv);
+/* "error: ..." to stderr (git's error()). */
+void kf_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kf_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The knowledge-base path: --db value if given, else $KFORGE_DB, else "kforge.db". */
+const char *kf_cli_db_path(const char *flag_value);
+
+/* A tiny long-option parser for "--name VALUE", "--name=VALUE" and flags. Returns the index of the next
+ * argument; sets *val for options that take a value. */
+struct kf_opt {
+	const char *name;   /* "backend" for --backend */
+	bool takes_value;
+	const char **value; /* where the value goes (takes_value) */
+	bool *flag;         /* set to true (flags) */
+};
+/* Parses argv[1..]: options anywhere, positionals collected into pos (at most max_pos). Returns 0 or
+ * KF_EXIT_USAGE after printing the error for cmd. */
+int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *opts, size_t n_opts,
+		 const char **pos, size_t max_pos, size_t *n_pos);
+
+/* Set by SIGINT/SIGTERM handlers installed in main. */
+extern volatile int kf_cli_interrupted;
+
+#endif

@@ -1,0 +1,211 @@
+/* kforge: the command table (spec/cli.md) and the helpers every subcommand shares. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+volatile int kf_cli_interrupted;
+
+static const struct kf_cmd commands[] = {
+	{"verify", cmd_verify, "the verification protocol: verdict and reasons",
+	 "verify TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
+	{"profile", cmd_profile, "verify, then time against the reference (and baseline)",
+	 "profile TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
+	{"compile", cmd_compile, "NVRTC compile: log, registers, shared memory, spills",
+	 "compile KERNEL [--arch sm_90] [--task TASK] [--json]"},
+	{"optimize", cmd_optimize, "search for a faster kernel with an LLM",
+	 "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options]"},
+	{"bench", cmd_bench, "KernelBench-style runner over many tasks", "bench SUITE [options]"},
+	{"regress", cmd_regress, "re-verify and re-time shipped kernels",
+	 "regress MANIFEST [--junit FILE] [--json] [--update-baselines] [--threshold PCT]"},
+	{"kb", cmd_kb, "the knowledge base", "kb <stats|list|show|export|import|merge|search> [options]"},
+	{"tasks", cmd_tasks, "task files", "tasks <list|validate|lint|show> [options]"},
+	{"report", cmd_report, "render a run's report", "report RUN [--format md|html|json] [--db FILE]"},
+	{"doctor", cmd_doctor, "what this machine has", "doctor [--json]"},
+	{"version", cmd_version, "version and build information", "version [--json]"},
+	{"help", cmd_help, "this list, or one command's help", "help [COMMAND]"},
+};
+
+const struct kf_cmd *kf_cli_find(const char *name)
+{
+	for (size_t i = 0; i < KF_ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_overview(FILE *f)
+{
+	fprintf(f, "usage: kforge <command> [options]\n\n"
+		   "kforge makes CUDA kernels faster with an LLM without ever shipping a wrong one.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < KF_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'kforge <command> --help' shows one command's options.\n");
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+		const struct kf_cmd *c = kf_cli_find(argv[1]);
+		char *sub[] = {argv[1], "--help", NULL};
+		if (!c)
+			return kf_cli_usage_error("help", "unknown command '%s'", argv[1]);
+		return c->fn(2, sub);
+	}
+	print_overview(stdout);
+	return 0;
+}
+
+int kf_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	const struct kf_cmd *c = cmd ? kf_cli_find(cmd) : NULL;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		fputs("error: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+	if (c) {
+		fprintf(stderr, "usage: kforge %s\n", c->usage);
+		fprintf(stderr, "try 'kforge %s --help'\n", c->name);
+	} else {
+		fprintf(stderr, "usage: kforge <command> [options]\ntry 'kforge --help'\n");
+	}
+	return KF_EXIT_USAGE;
+}
+
+int kf_cli_help(const char *cmd, const char *body)
+{
+	const struct kf_cmd *c = kf_cli_find(cmd);
+	if (c)
+		printf("usage: kforge %s\n\n%s\n", c->usage, c->summary);
+	if (body && *body)
+		printf("\n%s", body);
+	return 0;
+}
+
+bool kf_cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	}
+	return false;
+}
+
+void kf_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void kf_cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+const char *kf_cli_db_path(const char *flag_value)
+{
+	const char *env = getenv("KFORGE_DB");
+	if (flag_value && *flag_value)
+		return flag_value;
+	if (env && *env)
+		return env;
+	return "kforge.db";
+}
+
+int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *opts, size_t n_opts,
+		 const char **pos, size_t max_pos, size_t *n_pos)
+{
+	bool only_pos = false;
+	*n_pos = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!only_pos && !strcmp(a, "--")) {
+			only_pos = true;
+			continue;
+		}
+		if (!only_pos && a[0] == '-' && a[1] == '-' && a[2]) {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct kf_opt *o = NULL;
+			for (size_t k = 0; k < n_opts; k++)
+				if (strlen(opts[k].name) == len && !strncmp(opts[k].name, name, len))
+					o = &opts[k];
+			if (!o)
+				return kf_cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
+			if (o->takes_value) {
+				if (eq) {
+					*o->value = eq + 1;
+				} else if (i + 1 < argc) {
+					*o->value = argv[++i];
+				} else {
+					return kf_cli_usage_error(cmd, "option '--%s' needs a value", o->name);
+				}
+			} else {
+				if (eq)
+					return kf_cli_usage_error(cmd, "option '--%s' takes no value", o->name);
+				*o->flag = true;
+			}
+			continue;
+		}
+		if (!only_pos && a[0] == '-' && a[1])
+			return kf_cli_usage_error(cmd, "unknown option '%s'", a);
+		if (*n_pos >= max_pos)
+			return kf_cli_usage_error(cmd, "unexpected argument '%s'", a);
+		pos[(*n_pos)++] = a;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	kf_cli_interrupted = 1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct kf_cmd *c;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		print_overview(stderr);
+		return KF_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_overview(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(1, argv + 1);
+	c = kf_cli_find(argv[1]);
+	if (!c) {
+		kf_cli_error("'%s' is not a kforge command", argv[1]);
+		return kf_cli_usage_error(NULL, NULL);
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,190 @@
+/* sandbox: everything that runs untrusted or fragile code, seen from the trusted parent.
+ *  - child processes with limits (wall clock, CPU, file size, no network, seccomp, process-group kill);
+ *  - compiles: NVRTC (cuda backend) or the host C++ compiler with the CUDA shim (cpu backend), each in
+ *    a child, cached by content hash;
+ *  - worker sessions: one kforge-worker process per candidate evaluation, driven step by step. */
+#ifndef KF_SANDBOX_H
+#define KF_SANDBOX_H
+
+#include <sys/resource.h>
+
+#include "kf.h"
+#include "kfile.h"
+
+/* ---- child processes ---------------------------------------------------------------------- */
+
+struct kf_child_limits {
+	int timeout_ms;          /* wall clock; the whole process group is killed past it (0: none) */
+	int cpu_s;               /* RLIMIT_CPU (0: none) */
+	uint64_t fsize_bytes;    /* RLIMIT_FSIZE (0: none) */
+	uint64_t as_bytes;       /* RLIMIT_AS (0: none; never set for GPU workers) */
+	int nofile;              /* RLIMIT_NOFILE (0: default 256) */
+	bool no_network;         /* unshare(CLONE_NEWNET) where permitted */
+	bool seccomp;            /* install the deny-list (no ptrace, mount, network sockets, ...) */
+};
+
+struct kf_child_result {
+	int exit_code;     /* valid when term_signal == 0 */
+	int term_signal;   /* signal that ended it, or 0 */
+	bool timed_out;    /* killed by us at timeout_ms */
+	double wall_ms;
+	struct rusage ru;
+};
+
+/* Runs argv[0] (PATH-searched) with stdin from /dev/null and stdout+stderr captured into out (bounded by
+ * out->max, the tail cut with a marker). Returns KF_OK when the child ran (inspect res), KF_ERR_TIMEOUT
+ * when it was killed at its limit, an error when it could not be started. */
+enum kf_status kf_child_run_argv(const char *const *argv, const char *cwd, const struct kf_child_limits *lim,
+				 struct kf_buf *out, struct kf_child_result *res, struct kf_err *err);
+
+/* Forks and runs fn(arg, fd) in the child under lim; what fn writes to fd is collected into payload
+ * (bounded). fn's return value is the child's exit code. Same returns as kf_child_run_argv. */
+enum kf_status kf_child_run_fn(int (*fn)(void *arg, int fd), void *arg, const struct kf_child_limits *lim,
+			       struct kf_buf *payload, struct kf_child_result *res, struct kf_err *err);
+
+/* ---- compiles ----------------------------------------------------------------------------- */
+
+enum kf_backend_kind { KF_BACKEND_CPU = 0, KF_BACKEND_CUDA = 1 };
+const char *kf_backend_name(enum kf_backend_kind b); /* "cpu", "cuda" */
+
+struct kf_compile_opts {
+	enum kf_backend_kind backend;
+	const char *arch;     /* cuda: "sm_90" (default), "sm_90a" chosen automatically when needed */
+	int timeout_ms;       /* default 60000 */
+	bool no_cache;
+	bool sanitize;        /* cpu: build with AddressSanitizer, report out-of-bounds with source line */
+	const char *cache_dir;/* default $KFORGE_CACHE, then ~/.cache/kforge */
+};
+
+/* Resources of one kernel from `ptxas -v` (cuda) */
+struct kf_kernel_res {
+	char name[128];
+	int registers;
+	int smem_static_bytes;
+	int cmem_bytes;
+	int stack_bytes;
+	int spill_store_bytes, spill_load_bytes;
+};
+
+struct kf_compiled {
+	enum kf_backend_kind backend;
+	char arch[16];           /* cuda: the arch compiled for; cpu: "host" */
+	char key[65];            /* cache key: sha256(source, options, arch, compiler version) */
+	uint8_t *image;          /* CUBIN, or the cpu backend's shared object */
+	size_t image_len;
+	char *ptx;               /* cuda only, may be NULL */
+	char *log;               /* compiler log, bounded; never NULL */
+	bool cached;
+	double wall_ms;
+	size_t n_kernels;
+	struct kf_kernel_res *kernels;
+	char compiler[64];       /* "nvrtc 13.0", "g++ 12.2.0" */
+};
+
+/* Static scan (PCRE2) for constructs a backend cannot run (cpu: inline PTX, wmma/mma, TMA, CUTLASS/CuTe,
+ * CUB, ...): KF_ERR_UNSUPPORTED with "PATH:LINE: uses <construct>", else KF_OK. */
+enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kind b, struct kf_err *err);
+
+/* Compiles k for opts->backend in a sandboxed child. *out is set whenever the compiler ran: KF_OK, or
+ * KF_ERR_COMPILE with (*out)->log holding the diagnostics. Other returns (KF_ERR_TIMEOUT,
+ * KF_ERR_UNSUPPORTED, KF_ERR_IO ...) leave *out NULL and explain in err. */
+enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts, struct kf_compiled **out,
+			  struct kf_err *err);
+void kf_compiled_free(struct kf_compiled *c);
+
+/* ---- worker sessions ---------------------------------------------------------------------- */
+
+#define KF_MAX_BUFFERS 48
+#define KF_MAX_LAUNCHES 16
+#define KF_MAX_SLOTS 8
+#define KF_MAX_REPS 1000
+#define KF_GUARD_BYTES 4096 /* canary bytes before and after every device buffer (spec: >= 1 KiB) */
+
+/* Facts about the execution device, from the worker's HELLO. */
+struct kf_device_info {
+	char backend[8];        /* "cpu" | "cuda" */
+	char name[128];         /* "NVIDIA H200" or the CPU model */
+	char arch[16];          /* "sm_90"; "host" for cpu */
+	int cc_major, cc_minor;
+	int sm_count;           /* cpu: worker threads */
+	uint64_t global_mem_bytes;
+	uint64_t l2_bytes;
+	int max_threads_per_block;
+	int max_block[3];
+	int max_grid[3];
+	int max_smem_per_block;        /* default limit (48 KiB) */
+	int max_smem_per_block_optin;  /* with the function attribute */
+	int sm_clock_khz, mem_clock_khz, mem_bus_width_bits;
+	int driver_version;     /* e.g. 13000 */
+	bool cupti;             /* activity-record timing available */
+};
+
+struct kf_worker_opts {
+	enum kf_backend_kind backend;
+	const char *worker_path;  /* default: kforge-worker beside the running kforge binary */
+	int start_timeout_ms;     /* for HELLO and SETUP; default 30000 */
+	uint64_t host_mem_bytes;  /* cpu backend: RLIMIT_AS for the worker (0: 8 GiB) */
+	uint64_t shuffle_seed;    /* cpu: seeded order of fibers between barriers (0: program order) */
+	bool sanitize;            /* the module was built with ASan */
+};
+
+/* Per-step flags. */
+enum {
+	KF_STEP_REALLOC = 1 << 0,  /* free the slot's buffers and allocate new ones (new addresses) */
+	KF_STEP_COPY_IN = 1 << 1,  /* copy every buffer with in_off >= 0 from the arena */
+	KF_STEP_POISON = 1 << 2,   /* fill output/scratch data with poison and every guard with the canary */
+	KF_STEP_COPY_OUT = 1 << 3, /* copy [guard|data|guard] of every buffer with out_off >= 0 to the arena */
+	KF_STEP_FLUSH_L2 = 1 << 4, /* flush the L2 before each rep (cuda) */
+	KF_STEP_TIME = 1 << 5,     /* record a time per rep */
+};
+
+struct kf_step {
+	uint32_t flags;
+	uint32_t slot;                    /* allocation slot 0..KF_MAX_SLOTS-1 */
+	uint32_t reps;                    /* launches of the whole plan (>= 1) */
+	uint32_t poison;                  /* 32-bit fill pattern for outputs/scratch */
+	uint32_t canary;                  /* 32-bit fill pattern for guards */
+	int timeout_ms;                   /* for the whole step; the worker is killed past it */
+	int64_t in_off[KF_MAX_BUFFERS];   /* arena offset of the buffer's input bytes, or -1 */
+	int64_t out_off[KF_MAX_BUFFERS];  /* arena offset for [guard|data|guard], or -1 */
+};
+
+struct kf_step_result {
+	enum kf_status status;  /* OK, RUNTIME (fault/deadlock), TIMEOUT, CRASH, INVALID (launch config vs
+				   device limits), UNSUPPORTED */
+	char msg[512];          /* e.g. "CUDA_ERROR_ILLEGAL_ADDRESS in launch 1 (kernel 'k', line 3)" */
+	bool worker_dead;       /* the session cannot take more steps */
+	uint32_t n_times;
+	double time_ns[KF_MAX_REPS];      /* per rep: kernel time of the whole plan (cuda) or wall (cpu) */
+	uint64_t addr[KF_MAX_BUFFERS];    /* device address of each buffer's data in this step */
+	uint32_t kernels_seen;            /* kernel launches the device recorded (CUPTI), 0 if unknown */
+	char timing_source[16];           /* "cupti", "events", "cpu-wall" */
+};
+
+struct kf_session;
+
+/* Spawns a worker for one module and plan. The arena is shared memory of arena_bytes the caller
+ * writes inputs into and reads outputs from (kf_session_arena). On a machine without a usable device
+ * for opts->backend returns KF_ERR_UNAVAILABLE with the reason. A module that does not load, or a
+ * kernel missing from it, is KF_ERR_INVALID. */
+enum kf_status kf_session_start(const struct kf_worker_opts *opts, const struct kf_compiled *mod,
+				const struct kf_plan *plan, size_t arena_bytes, struct kf_session **out,
+				struct kf_err *err);
+uint8_t *kf_session_arena(struct kf_session *s);
+size_t kf_session_arena_size(const struct kf_session *s);
+const struct kf_device_info *kf_session_device(const struct kf_session *s);
+/* Runs one step. Returns KF_OK when a result came back (check res->status), or an error when the
+ * protocol broke; a worker that dies or hangs becomes res->status CRASH/TIMEOUT, never a crash here. */
+enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step, struct kf_step_result *res,
+			       struct kf_err *err);
+/* Ends the worker (kills its process group if needed); ru (may be NULL) gets its rusage. NULL ok. */
+void kf_session_end(struct kf_session *s, struct rusage *ru);
+
+/* Starts a worker only to read its HELLO: is the backend usable here, and what device is it. */
+enum kf_status kf_device_probe(enum kf_backend_kind b, const char *worker_path, struct kf_device_info *info,
+			       struct kf_err *err);
+
+/* Path of kforge-worker beside /proc/self/exe, or $KFORGE_WORKER. */
+const char *kf_worker_default_path(void);
+
+#endif

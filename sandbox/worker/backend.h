@@ -1,0 +1,60 @@
+/* The execution-backend interface inside kforge-worker. Both backends take the same compiled module,
+ * launch plan and `void **args` (the cuLaunchKernel convention). Device addresses are uint64_t; on the
+ * cpu backend they are host pointers. Every function returns an enum kf_status and writes a reason into
+ * msg (msg_len bytes) on failure. Only the worker includes this header. */
+#ifndef KF_WORKER_BACKEND_H
+#define KF_WORKER_BACKEND_H
+
+#include "../../core/kf.h"
+#include "../sandbox.h"
+
+struct kf_be_launch {
+	const char *kernel;
+	uint32_t grid[3], block[3];
+	uint32_t smem_bytes;
+	void **args; /* one pointer per kernel parameter, to the value (a uint64_t for pointers) */
+	int line;    /* directive line, for messages */
+};
+
+struct kf_be_run_stats {
+	double time_ns;        /* kernel time of the whole plan for this run */
+	uint32_t kernels_seen; /* kernels the device recorded for this run (0 when not known) */
+	char timing_source[16];
+};
+
+struct kf_backend_ops {
+	const char *name; /* "cpu" | "cuda" */
+
+	/* Makes the device usable and fills info. KF_ERR_UNAVAILABLE with the reason when there is none
+	 * (cuda: no libcuda.so.1, stub driver (34), no device (100), driver mismatch (803), 0 devices). */
+	enum kf_status (*init)(const struct kf_worker_opts *opts, struct kf_device_info *info, char *msg,
+			       size_t msg_len);
+
+	/* Loads a module image (CUBIN or a shared object; image is readable memory, fd a memfd holding
+	 * the same bytes) and resolves every kernel name in kernels[0..n). A missing kernel is
+	 * KF_ERR_INVALID. */
+	enum kf_status (*load)(const uint8_t *image, size_t image_len, int fd, const char *const *kernels,
+			       size_t n_kernels, char *msg, size_t msg_len);
+
+	enum kf_status (*alloc)(size_t n_bytes, uint64_t *dptr, char *msg, size_t msg_len);
+	void (*free)(uint64_t dptr);
+	enum kf_status (*htod)(uint64_t dst, const void *src, size_t n, char *msg, size_t msg_len);
+	enum kf_status (*dtoh)(void *dst, uint64_t src, size_t n, char *msg, size_t msg_len);
+	enum kf_status (*fill32)(uint64_t dst, uint32_t pattern, size_t n_bytes, char *msg, size_t msg_len);
+
+	/* Checks every launch against the device's limits (KF_ERR_INVALID with the line), then runs the
+	 * launches in order and waits for them. Faults are KF_ERR_RUNTIME with the error's name; *fatal is
+	 * set when the context is broken for good (the worker then exits after replying). */
+	enum kf_status (*run)(const struct kf_be_launch *launches, size_t n, bool want_time,
+			      struct kf_be_run_stats *stats, bool *fatal, char *msg, size_t msg_len);
+
+	/* Evicts caches before a timed run (cuda: write >= 2x L2). May be NULL. */
+	enum kf_status (*flush_l2)(char *msg, size_t msg_len);
+
+	void (*shutdown)(void);
+};
+
+extern const struct kf_backend_ops kf_backend_cpu;
+extern const struct kf_backend_ops kf_backend_cuda;
+
+#endif
