@@ -81,9 +81,9 @@ unit: $(UNIT_BIN)
 # The tests run against a sanitized build (ASan + UBSan) in build/asan.
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 test:
-	@$(MAKE) --no-print-directory BUILD=build/asan SAN="$(SANFLAGS)" all unit
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN="$(SANFLAGS)" all unit
 	@$(MAKE) --no-print-directory all
-	@tests/run.sh build/asan
+	@tests/run.sh $(BUILD)/asan
 
 bench: all $(BENCH_BIN)
 	@bench/run.sh $(BUILD)
