@@ -33,12 +33,16 @@ AGENT_SRC     := $(wildcard agent/*.c)
 REPORTS_SRC   := $(wildcard reports/*.c)
 CLI_SRC       := $(wildcard cli/*.c)
 
+# Data files compiled in (core/embed.h). A module lists its folder here.
+EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data
+EMBED_FILES := $(sort $(shell find $(EMBED_DIRS) -type f ! -name '*~' 2>/dev/null))
+
 LIB_SRC := $(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(SANDBOX_SRC) $(VERIFIER_SRC) $(PROFILER_SRC) \
            $(KB_SRC) $(AGENT_SRC) $(REPORTS_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cpp,$(BUILD)/obj/%.o,$(1)))
 
-LIB_OBJ    := $(call obj,$(LIB_SRC))
+LIB_OBJ    := $(call obj,$(LIB_SRC)) $(BUILD)/obj/gen/embed.o
 CLI_OBJ    := $(call obj,$(CLI_SRC))
 WORKER_OBJ := $(call obj,$(CORE_LITE_SRC) $(COMMON_SRC) $(WORKER_SRC) $(WORKER_CXX))
 
@@ -59,6 +63,14 @@ $(BUILD)/kforge: $(CLI_OBJ) $(BUILD)/libkforge.a
 
 $(BUILD)/kforge-worker: $(WORKER_OBJ)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
+
+$(BUILD)/gen/embed.c: $(EMBED_FILES) tools/embed.sh Makefile
+	@mkdir -p $(@D)
+	tools/embed.sh $@ $(EMBED_FILES)
+
+$(BUILD)/obj/gen/embed.o: $(BUILD)/gen/embed.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -w -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
