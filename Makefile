@@ -34,7 +34,7 @@ REPORTS_SRC   := $(wildcard reports/*.c)
 CLI_SRC       := $(wildcard cli/*.c)
 
 # Data files compiled in (core/embed.h). A module lists its folder here.
-EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data
+EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data kb/sql
 EMBED_FILES := $(sort $(shell find $(EMBED_DIRS) -type f ! -name '*~' 2>/dev/null))
 
 LIB_SRC := $(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(SANDBOX_SRC) $(VERIFIER_SRC) $(PROFILER_SRC) \
