@@ -8,7 +8,8 @@ CXX       ?= g++
 BUILD     ?= build
 SAN       ?=
 
-WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wvla
+WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wvla \
+            -Wno-format-truncation  # bounded messages truncate on purpose
 CPPFLAGS := -I. -Icore -I$(CUDA_HOME)/include -D_GNU_SOURCE -MMD -MP
 CFLAGS   := -std=c11 -O2 -g $(WARN) $(SAN)
 CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-exceptions -fno-rtti $(SAN)
