@@ -1,0 +1,10 @@
+// Reference: Sigmoid over a B x D tensor, one thread per element.
+// kforge:launch act_sigmoid grid=(cdiv(B*D,256)) block=(256) args=(x, y, B, D)
+extern "C" __global__ void act_sigmoid(const float *in, float *out, int B, int D)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= (long long)B * D)
+		return;
+	float x = in[i];
+	out[i] = 1.0f / (1.0f + expf(-x));
+}
