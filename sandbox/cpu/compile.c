@@ -1,0 +1,451 @@
+/* kf_cpu_compile: the cpu backend's compile. A PCRE2 pre-pass turns the kernel file into a C++
+ * translation unit (shim first, the user's source under #line so diagnostics name the user's file and
+ * lines, then one `kf_entry_<name>` trampoline per extern "C" __global__ kernel and the fiber runtime);
+ * the host compiler builds it into a shared object in a sandboxed child. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <fcntl.h>
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../core/embed.h"
+#include "../compile_int.h"
+#include "cpu.h"
+
+#define SHIM_PREFIX "sandbox/cpu/shim/"
+#define PREPASS_MAX ((size_t)16 << 20)
+#define KF_CPU_SHIM_REV 1 /* bump when the pre-pass or the flags change meaning */
+
+/* Flags of every cpu compile; part of the compiler id. -fno-strict-aliasing: kernels reinterpret
+ * float arrays as float4 as a matter of course. gnu2 TLS descriptors make __shared__ (thread-local)
+ * accesses cheap in a dlopen'ed object. */
+static const char *const base_flags[] = {
+	"-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-exceptions", "-fno-rtti",
+	"-fno-strict-aliasing", "-fno-math-errno", "-mtls-dialect=gnu2", "-pthread", "-w", "-fmax-errors=20",
+};
+static const char *const opt_flags[] = {"-O2", "-g0"};
+static const char *const san_flags[] = {"-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"};
+
+static const char *cxx_path(void)
+{
+	const char *c = getenv("KFORGE_CXX");
+	return c && *c ? c : "g++";
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Hash of the embedded shim files, the flags and the pre-pass revision. */
+static uint64_t shim_hash(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *name;
+	size_t len;
+	for (size_t i = 0; kf_embed_at(i, &name, &len); i++) {
+		if (strncmp(name, SHIM_PREFIX, strlen(SHIM_PREFIX)) != 0)
+			continue;
+		h = fnv1a(h, name, strlen(name) + 1);
+		h = fnv1a(h, kf_embed_at(i, &name, &len), len);
+	}
+	for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
+		h = fnv1a(h, base_flags[i], strlen(base_flags[i]) + 1);
+	int rev = KF_CPU_SHIM_REV;
+	return fnv1a(h, &rev, sizeof(rev));
+}
+
+static pthread_once_t id_once = PTHREAD_ONCE_INIT;
+static char id_buf[64];
+
+static void id_make(void)
+{
+	const char *argv[] = {cxx_path(), "-dumpfullversion", NULL};
+	struct kf_child_limits lim = {.timeout_ms = 10000, .cpu_s = 10, .no_network = true};
+	struct kf_buf out = KF_BUF_INIT(4096);
+	struct kf_child_result res;
+	char ver[32] = "unknown";
+	if (kf_child_run_argv(argv, NULL, &lim, &out, &res, NULL) == KF_OK && res.term_signal == 0 &&
+	    res.exit_code == 0) {
+		size_t n = strcspn(out.data, "\r\n");
+		if (n > 0 && n < sizeof(ver)) {
+			memcpy(ver, out.data, n);
+			ver[n] = '\0';
+		}
+	}
+	kf_buf_release(&out);
+	const char *base = strrchr(argv[0], '/');
+	snprintf(id_buf, sizeof(id_buf), "%.12s %.20s shim %08x", base ? base + 1 : argv[0], ver,
+		 (unsigned)(shim_hash() & 0xffffffffu));
+}
+
+const char *kf_cpu_compiler_id(void)
+{
+	pthread_once(&id_once, id_make);
+	return id_buf;
+}
+
+/* ---- the pre-pass ------------------------------------------------------------------------------ */
+
+static enum kf_status re_compile(const char *pat, pcre2_code **re, struct kf_err *err)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	*re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &ec, &eo, NULL);
+	if (!*re) {
+		PCRE2_UCHAR msg[128];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return kf_err_set(err, KF_ERR_INTERNAL, "pre-pass pattern at %zu: %s", (size_t)eo, (char *)msg);
+	}
+	return KF_OK;
+}
+
+/* Global substitution with pcre2_substitute; *io is replaced by the result. */
+static enum kf_status re_subst(const char *pat, const char *repl, char **io, size_t *io_len, struct kf_err *err)
+{
+	pcre2_code *re;
+	enum kf_status st = re_compile(pat, &re, err);
+	if (st != KF_OK)
+		return st;
+	PCRE2_SIZE cap = *io_len * 2 + 4096;
+	for (int tries = 0; tries < 4; tries++) {
+		char *out = malloc(cap);
+		if (!out) {
+			st = kf_err_set(err, KF_ERR_NOMEM, "out of memory in the pre-pass");
+			break;
+		}
+		PCRE2_SIZE olen = cap;
+		int rc = pcre2_substitute(re, (PCRE2_SPTR)*io, *io_len, 0,
+					  PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH, NULL, NULL,
+					  (PCRE2_SPTR)repl, PCRE2_ZERO_TERMINATED, (PCRE2_UCHAR *)out, &olen);
+		if (rc == PCRE2_ERROR_NOMEMORY && olen > cap && olen < PREPASS_MAX) {
+			free(out);
+			cap = olen + 1;
+			continue;
+		}
+		if (rc < 0) {
+			free(out);
+			PCRE2_UCHAR msg[128];
+			pcre2_get_error_message(rc, msg, sizeof(msg));
+			st = kf_err_set(err, KF_ERR_LIMIT, "pre-pass substitution failed: %s", (char *)msg);
+			break;
+		}
+		free(*io);
+		*io = out;
+		*io_len = olen;
+		pcre2_code_free(re);
+		return KF_OK;
+	}
+	pcre2_code_free(re);
+	return st != KF_OK ? st : kf_err_set(err, KF_ERR_LIMIT, "pre-pass output too large");
+}
+
+struct names {
+	size_t n;
+	char *v[256];
+};
+
+static void names_add(struct names *ns, const char *s, size_t len)
+{
+	if (len == 0 || len > 120 || ns->n >= KF_ARRAY_SIZE(ns->v))
+		return;
+	for (size_t i = 0; i < ns->n; i++)
+		if (strlen(ns->v[i]) == len && !memcmp(ns->v[i], s, len))
+			return;
+	char *c = kf_strndup(s, len);
+	if (c)
+		ns->v[ns->n++] = c;
+}
+
+/* Names of the extern "C" __global__ functions: the kernel-file parser's list plus what this regex
+ * finds (qualifiers and __launch_bounds__ in any order before the name). */
+static enum kf_status find_kernels(const struct kf_kfile *k, const char *src, size_t len, struct names *ns,
+				   struct kf_err *err)
+{
+	for (size_t i = 0; i < k->n_kernels; i++)
+		if (k->kernels && k->kernels[i])
+			names_add(ns, k->kernels[i], strlen(k->kernels[i]));
+	static const char pat[] =
+		"\\bextern\\s*\"C\"\\s*(?:(?:__global__|__host__|__device__|static|inline|__forceinline__|"
+		"__launch_bounds__\\s*\\((?:[^()]|\\([^()]*\\))*\\))\\s*)*void\\s+"
+		"(?:__launch_bounds__\\s*\\((?:[^()]|\\([^()]*\\))*\\)\\s*)?([A-Za-z_]\\w*)\\s*\\(";
+	pcre2_code *re;
+	enum kf_status st = re_compile(pat, &re, err);
+	if (st != KF_OK)
+		return st;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	if (!md) {
+		pcre2_code_free(re);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory in the pre-pass");
+	}
+	PCRE2_SIZE off = 0;
+	while (off < len && pcre2_match(re, (PCRE2_SPTR)src, len, off, 0, md, NULL) > 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		/* only functions marked __global__ are kernels */
+		if (memmem(src + ov[0], ov[2] - ov[0], "__global__", 10))
+			names_add(ns, src + ov[2], ov[3] - ov[2]);
+		off = ov[1] > off ? ov[1] : off + 1;
+	}
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return KF_OK;
+}
+
+static void add_quoted(struct kf_buf *b, const char *s)
+{
+	kf_buf_addch(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			kf_buf_addch(b, '\\');
+		if (*s == '\n')
+			continue;
+		kf_buf_addch(b, *s);
+	}
+	kf_buf_addch(b, '"');
+}
+
+enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, struct kf_err *err)
+{
+	if (!k || !k->source)
+		return kf_err_set(err, KF_ERR_INVALID, "no kernel source");
+	size_t len = k->source_len;
+	char *src = kf_strndup(k->source, len);
+	if (!src)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory in the pre-pass");
+	enum kf_status st;
+	/* extern __shared__ T name[];  ->  a per-OS-thread pointer to the block's dynamic shared memory
+	 * (fixed per OS thread, so a thread_local initialised once is right at file and block scope). */
+	st = re_subst("\\bextern\\s+((?:[\\w:<>,()]+\\s+)*?)__shared__\\s+([^;{}\\[\\]]*?)\\s*\\b([A-Za-z_]\\w*)"
+		      "\\s*\\[\\s*\\]\\s*;",
+		      "thread_local $1$2 *const $3 = (decltype($3))kf_dyn_smem();", &src, &len, err);
+	/* __noinline__ as a macro would break __attribute__((__noinline__)) in system headers */
+	if (st == KF_OK)
+		st = re_subst("(?<!\\(\\()\\b__noinline__\\b", "__attribute__((noinline))", &src, &len, err);
+	struct names ns = {0};
+	if (st == KF_OK)
+		st = find_kernels(k, src, len, &ns, err);
+	if (st == KF_OK && ns.n == 0)
+		st = kf_err_set(err, KF_ERR_INVALID, "%s: no extern \"C\" __global__ kernel found",
+				k->path ? k->path : "kernel");
+	if (st == KF_OK) {
+		enum kf_status a = KF_OK;
+		a |= kf_buf_adds(out, "#include \"kf_shim.h\"\n#line 1 ");
+		add_quoted(out, k->path ? k->path : "kernel.cu");
+		a |= kf_buf_addch(out, '\n');
+		a |= kf_buf_add(out, src, len);
+		a |= kf_buf_adds(out, "\n#line 1 \"<kforge entry trampolines>\"\n");
+		for (size_t i = 0; i < ns.n; i++)
+			a |= kf_buf_addf(out, "KF_EXPORT void kf_entry_%s(void **a) { kf_invoke(%s, a); }\n", ns.v[i],
+					 ns.v[i]);
+		a |= kf_buf_adds(out, "#include \"kf_runtime.h\"\n");
+		if (a != KF_OK)
+			st = kf_err_set(err, KF_ERR_LIMIT, "pre-passed source of '%s' is too large",
+					k->path ? k->path : "kernel");
+	}
+	for (size_t i = 0; i < ns.n; i++)
+		free(ns.v[i]);
+	free(src);
+	return st;
+}
+
+/* ---- shim extraction and the compile --------------------------------------------------------- */
+
+static enum kf_status mkdir_p(const char *path, struct kf_err *err)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return kf_err_set(err, KF_ERR_INVALID, "path too long: '%s'", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+			return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+	return KF_OK;
+}
+
+/* Writes the embedded shim headers to CACHE/cpu-shim-HASH once (marker file last), so installed
+ * binaries need no source tree. */
+static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len, struct kf_err *err)
+{
+	if (snprintf(dir, dir_len, "%s/cpu-shim-%016llx", cache, (unsigned long long)shim_hash()) >= (int)dir_len)
+		return kf_err_set(err, KF_ERR_INVALID, "cache path too long: '%s'", cache);
+	char mark[4200];
+	snprintf(mark, sizeof(mark), "%s/.complete", dir);
+	if (access(mark, F_OK) == 0)
+		return KF_OK;
+	enum kf_status st = mkdir_p(dir, err);
+	if (st != KF_OK)
+		return st;
+	const char *name;
+	size_t len, n = 0;
+	for (size_t i = 0; kf_embed_at(i, &name, &len); i++) {
+		const char *data = kf_embed_at(i, &name, &len);
+		if (strncmp(name, SHIM_PREFIX, strlen(SHIM_PREFIX)) != 0)
+			continue;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", dir, name + strlen(SHIM_PREFIX));
+		char *slash = strrchr(path, '/');
+		if (slash > path + strlen(dir)) {
+			*slash = '\0';
+			if ((st = mkdir_p(path, err)) != KF_OK)
+				return st;
+			*slash = '/';
+		}
+		if ((st = kf_write_file_atomic(path, data, len, err)) != KF_OK)
+			return st;
+		n++;
+	}
+	if (n == 0)
+		return kf_err_set(err, KF_ERR_INTERNAL, "no cpu shim headers are embedded in this binary");
+	return kf_write_file_atomic(mark, "", 0, err);
+}
+
+static void rm_workdir(const char *dir)
+{
+	static const char *const files[] = {"kernel.cpp", "kernel.so"};
+	char p[4200];
+	for (size_t i = 0; i < KF_ARRAY_SIZE(files); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+			      struct kf_compiled **out, struct kf_err *err)
+{
+	*out = NULL;
+	enum kf_status st = kf_scan_unsupported(k, KF_BACKEND_CPU, err);
+	if (st != KF_OK)
+		return st;
+	char cache[4096], shim[4200], work[4200];
+	if ((st = kf_cache_dir(opts ? opts->cache_dir : NULL, cache, sizeof(cache), err)) != KF_OK)
+		return st;
+	if ((st = shim_extract(cache, shim, sizeof(shim), err)) != KF_OK)
+		return st;
+	struct kf_buf tu = KF_BUF_INIT(PREPASS_MAX);
+	if ((st = kf_cpu_prepass(k, &tu, err)) != KF_OK) {
+		kf_buf_release(&tu);
+		return st;
+	}
+	snprintf(work, sizeof(work), "%s/tmp", cache);
+	if ((st = mkdir_p(work, err)) != KF_OK) {
+		kf_buf_release(&tu);
+		return st;
+	}
+	snprintf(work, sizeof(work), "%s/tmp/cpu-XXXXXX", cache);
+	if (!mkdtemp(work)) {
+		kf_buf_release(&tu);
+		return kf_err_set(err, KF_ERR_IO, "cannot create a compile folder under '%s': %s", cache, strerror(errno));
+	}
+	char src_path[4300], so_path[4300], inc[4300];
+	snprintf(src_path, sizeof(src_path), "%s/kernel.cpp", work);
+	snprintf(so_path, sizeof(so_path), "%s/kernel.so", work);
+	snprintf(inc, sizeof(inc), "-I%s", shim);
+	st = kf_write_file_atomic(src_path, tu.data, tu.len, err);
+	kf_buf_release(&tu);
+	if (st != KF_OK) {
+		rm_workdir(work);
+		return st;
+	}
+
+	bool san = opts && opts->sanitize;
+	const char *argv[40];
+	size_t n = 0;
+	argv[n++] = cxx_path();
+	for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
+		argv[n++] = base_flags[i];
+	if (san)
+		for (size_t i = 0; i < KF_ARRAY_SIZE(san_flags); i++)
+			argv[n++] = san_flags[i];
+	else
+		for (size_t i = 0; i < KF_ARRAY_SIZE(opt_flags); i++)
+			argv[n++] = opt_flags[i];
+	argv[n++] = inc;
+	argv[n++] = "-o";
+	argv[n++] = "kernel.so";
+	argv[n++] = "kernel.cpp";
+	argv[n] = NULL;
+
+	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : KF_COMPILE_DEFAULT_TIMEOUT_MS;
+	struct kf_child_limits lim = {
+		.timeout_ms = timeout_ms,
+		.cpu_s = timeout_ms / 1000 + 2,
+		.fsize_bytes = (uint64_t)512 << 20,
+		.nofile = 256,
+		.no_network = true,
+		.seccomp = true,
+	};
+	struct kf_buf log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
+	struct kf_child_result res;
+	double t0 = kf_now_ms();
+	st = kf_child_run_argv(argv, work, &lim, &log, &res, err);
+	double wall = kf_now_ms() - t0;
+	if (st == KF_ERR_TIMEOUT) {
+		kf_buf_release(&log);
+		rm_workdir(work);
+		return kf_err_set(err, KF_ERR_TIMEOUT, "host compile of '%s' passed its limit of %d ms",
+				  k->path ? k->path : "kernel", timeout_ms);
+	}
+	if (st != KF_OK) {
+		kf_buf_release(&log);
+		rm_workdir(work);
+		return st;
+	}
+	struct kf_compiled *c = calloc(1, sizeof(*c));
+	if (!c) {
+		kf_buf_release(&log);
+		rm_workdir(work);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	c->backend = KF_BACKEND_CPU;
+	snprintf(c->arch, sizeof(c->arch), "host");
+	snprintf(c->compiler, sizeof(c->compiler), "%s", kf_cpu_compiler_id());
+	c->wall_ms = wall;
+	c->log = kf_buf_detach(&log, NULL);
+	if (!c->log) {
+		free(c);
+		rm_workdir(work);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	if (res.term_signal != 0 || res.exit_code != 0) {
+		rm_workdir(work);
+		*out = c;
+		if (res.term_signal != 0)
+			return kf_err_set(err, KF_ERR_COMPILE, "host compiler killed by signal %d", res.term_signal);
+		return kf_err_set(err, KF_ERR_COMPILE, "host compile of '%s' failed", k->path ? k->path : "kernel");
+	}
+	struct kf_buf img = KF_BUF_INIT(KF_COMPILE_IMAGE_MAX);
+	st = kf_buf_read_file(&img, so_path, err);
+	rm_workdir(work);
+	if (st != KF_OK) {
+		kf_buf_release(&img);
+		free(c->log);
+		free(c);
+		return st;
+	}
+	c->image_len = img.len;
+	c->image = (uint8_t *)kf_buf_detach(&img, NULL);
+	if (!c->image) {
+		free(c->log);
+		free(c);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	*out = c;
+	return KF_OK;
+}

@@ -1,0 +1,634 @@
+/* The fiber runtime of the cpu backend, compiled into every kernel .so (included once, after the
+ * kernel source and its entry trampolines). Every CUDA thread of a block is a fiber with its own mmap'ed
+ * stack and guard page; fibers switch (hand-written x86-64 register switch) only at __syncthreads and
+ * warp collectives; blocks run in parallel on a pool of OS threads. Interface: kf_rt_abi.h. */
+#ifndef KF_RUNTIME_H
+#define KF_RUNTIME_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __SANITIZE_ADDRESS__
+extern "C" void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+extern "C" void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+#endif
+
+#define KF_HIDDEN __attribute__((visibility("hidden")))
+
+extern "C" KF_HIDDEN uintptr_t kf_rt_stack_mask = ~(uintptr_t)(65536 - 1);
+
+/* kf_rt_switch(save, to): saves the callee-saved registers on the current stack, stores the stack
+ * pointer in *save, loads `to` and restores the registers saved there. kf_rt_boot is where a fresh
+ * fiber's first switch returns to: r12 holds its kf_fiber. */
+extern "C" void kf_rt_switch(void **save, void *to) KF_HIDDEN;
+extern "C" void kf_rt_boot(void) KF_HIDDEN;
+extern "C" void kf_rt_fiber_main(struct kf_fiber *f) KF_HIDDEN __attribute__((used, noreturn));
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl kf_rt_switch\n.hidden kf_rt_switch\n.type kf_rt_switch,@function\n"
+	"kf_rt_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size kf_rt_switch, .-kf_rt_switch\n"
+	".globl kf_rt_boot\n.hidden kf_rt_boot\n.type kf_rt_boot,@function\n"
+	"kf_rt_boot:\n"
+	"\tmovq %r12, %rdi\n"
+	"\tcall kf_rt_fiber_main\n"
+	"\tud2\n"
+	".size kf_rt_boot, .-kf_rt_boot\n");
+
+/* Per OS thread: the block it is running and the fibers (stacks) it owns. */
+struct kf_block {
+	void *sched_sp;
+	struct kf_fiber **f;
+	unsigned nf;        /* stacks allocated */
+	unsigned *order;    /* run order of a round */
+	unsigned n;         /* threads in the current block */
+	kf_rt_entry_fn entry;
+	void **args;
+	uint64_t rng;
+	size_t stack_bytes; /* of the stacks in f */
+	char msg[512];
+	const void *sched_bottom; /* AddressSanitizer: the OS thread's own stack */
+	size_t sched_size;
+	void *sched_fake;
+};
+
+static size_t kf_cfg_stack = 65536;
+static uint64_t kf_cfg_seed;
+static int kf_cfg_threads;
+
+/* Dynamic shared memory: one fixed buffer per OS thread, so `thread_local T *const s = kf_dyn_smem()`
+ * (what the pre-pass makes of `extern __shared__ T s[];`) stays right for every block on that thread. */
+static thread_local __attribute__((aligned(256))) unsigned char kf_dsmem[KF_RT_DSMEM_MAX];
+static thread_local struct kf_block *kf_tls_blk;
+
+extern "C" KF_HIDDEN void *kf_dyn_smem(void) { return kf_dsmem; }
+
+static inline void kf_to_fiber(struct kf_block *b, struct kf_fiber *f)
+{
+#ifdef __SANITIZE_ADDRESS__
+	__sanitizer_start_switch_fiber(&b->sched_fake, (char *)f + 2 * 4096, b->stack_bytes - 2 * 4096);
+	kf_rt_switch(&b->sched_sp, f->sp);
+	__sanitizer_finish_switch_fiber(b->sched_fake, 0, 0);
+#else
+	kf_rt_switch(&b->sched_sp, f->sp);
+#endif
+}
+
+static inline void kf_to_sched(struct kf_fiber *f, bool exiting)
+{
+	struct kf_block *b = f->blk;
+#ifdef __SANITIZE_ADDRESS__
+	__sanitizer_start_switch_fiber(exiting ? 0 : &f->fake_stack, b->sched_bottom, b->sched_size);
+	kf_rt_switch(&f->sp, b->sched_sp);
+	__sanitizer_finish_switch_fiber(f->fake_stack, 0, 0);
+#else
+	(void)exiting;
+	kf_rt_switch(&f->sp, b->sched_sp);
+#endif
+}
+
+extern "C" void kf_rt_fiber_main(struct kf_fiber *f)
+{
+#ifdef __SANITIZE_ADDRESS__
+	__sanitizer_finish_switch_fiber(0, &f->blk->sched_bottom, &f->blk->sched_size);
+#endif
+	f->blk->entry(f->blk->args);
+	f->state = KF_F_EXIT;
+	kf_to_sched(f, true);
+	__builtin_trap(); /* an exited fiber is never resumed: the next block re-initializes its stack */
+}
+
+extern "C" int kf_rt_barrier(int pred)
+{
+	struct kf_fiber *f = kf_self();
+	f->bar_pred = pred;
+	f->state = KF_F_BAR;
+	kf_to_sched(f, false);
+	return f->bar_pred;
+}
+
+extern "C" uint64_t kf_rt_warp(int op, unsigned mask, uint64_t val, int arg, int width)
+{
+	struct kf_fiber *f = kf_self();
+	f->wop = op;
+	f->wmask = mask;
+	f->wval = val;
+	f->warg = arg;
+	f->wwidth = (width <= 0 || width > 32 || (width & (width - 1))) ? 32 : width;
+	f->state = KF_F_WARP;
+	kf_to_sched(f, false);
+	return f->wres;
+}
+
+/* ---- stacks ------------------------------------------------------------------------------------ */
+/* Layout of one fiber region (stack_bytes, aligned to stack_bytes): [kf_fiber page][guard page][stack]. */
+static struct kf_fiber *kf_fiber_new(size_t sz)
+{
+	size_t span = 2 * sz;
+	char *p = (char *)mmap(0, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	uintptr_t a = ((uintptr_t)p + sz - 1) & ~(uintptr_t)(sz - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	if ((uintptr_t)p + span > a + sz)
+		munmap((void *)(a + sz), (uintptr_t)p + span - (a + sz));
+	if (mprotect((char *)a + 4096, 4096, PROT_NONE) != 0) {
+		munmap((void *)a, sz);
+		return 0;
+	}
+	return (struct kf_fiber *)a;
+}
+
+static void kf_block_release(struct kf_block *b)
+{
+	for (unsigned i = 0; i < b->nf; i++)
+		munmap(b->f[i], b->stack_bytes);
+	free(b->f);
+	free(b->order);
+	b->f = 0;
+	b->order = 0;
+	b->nf = 0;
+}
+
+static bool kf_block_reserve(struct kf_block *b, unsigned n)
+{
+	if (b->nf && b->stack_bytes != kf_cfg_stack)
+		kf_block_release(b);
+	if (n <= b->nf)
+		return true;
+	struct kf_fiber **nfv = (struct kf_fiber **)realloc(b->f, n * sizeof(*nfv));
+	if (!nfv)
+		return false;
+	b->f = nfv;
+	unsigned *no = (unsigned *)realloc(b->order, n * sizeof(*no));
+	if (!no)
+		return false;
+	b->order = no;
+	b->stack_bytes = kf_cfg_stack;
+	while (b->nf < n) {
+		struct kf_fiber *f = kf_fiber_new(b->stack_bytes);
+		if (!f)
+			return false;
+		b->f[b->nf++] = f;
+	}
+	return true;
+}
+
+static void kf_fiber_prepare(struct kf_block *b, struct kf_fiber *f)
+{
+	/* A fresh frame for kf_rt_switch: six saved registers (r12 = f) and the return address kf_rt_boot,
+	 * placed so that kf_rt_boot starts with a 16-byte aligned stack. */
+	uintptr_t top = ((uintptr_t)f + b->stack_bytes) & ~(uintptr_t)15;
+	uint64_t *sp = (uint64_t *)(top - 72);
+	sp[0] = sp[1] = sp[2] = 0;
+	sp[3] = (uint64_t)(uintptr_t)f;
+	sp[4] = sp[5] = 0;
+	sp[6] = (uint64_t)(uintptr_t)&kf_rt_boot;
+	sp[7] = 0;
+	f->sp = sp;
+	f->blk = b;
+	f->state = KF_F_RUN;
+	f->fake_stack = 0;
+}
+
+static uint64_t kf_rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* ---- warp collectives ---------------------------------------------------------------------------- */
+static unsigned kf_src_lane(const struct kf_fiber *f)
+{
+	unsigned lane = f->lane, w = (unsigned)f->wwidth, base = lane & ~(w - 1);
+	int s;
+	switch (f->wop) {
+	case KF_W_SHFL:
+		return base + ((unsigned)f->warg & (w - 1));
+	case KF_W_UP:
+		s = (int)(lane - base) - f->warg;
+		return s < 0 ? lane : base + (unsigned)s;
+	case KF_W_DOWN:
+		s = (int)(lane - base) + f->warg;
+		return s >= (int)w ? lane : base + (unsigned)s;
+	case KF_W_XOR:
+		s = (int)(lane ^ (unsigned)f->warg);
+		return ((unsigned)s & ~(w - 1)) != base ? lane : (unsigned)s;
+	}
+	return lane;
+}
+
+/* Completes the collective of the lanes in `grp` (bit = lane) of warp w (fibers wf[0..32)). */
+static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
+{
+	struct kf_fiber *first = 0;
+	uint64_t acc = 0;
+	unsigned bal = 0;
+	int64_t smin = INT64_MAX, smax = INT64_MIN;
+	uint64_t umin = UINT64_MAX, umax = 0, uand = ~0ull, uor = 0, uxor = 0;
+	for (unsigned l = 0; l < 32; l++) {
+		if (!(grp >> l & 1))
+			continue;
+		struct kf_fiber *f = wf[l];
+		if (!first)
+			first = f;
+		if (f->wval & 1)
+			bal |= 1u << l;
+		acc += f->wval;
+		if ((int64_t)f->wval < smin) smin = (int64_t)f->wval;
+		if ((int64_t)f->wval > smax) smax = (int64_t)f->wval;
+		if (f->wval < umin) umin = f->wval;
+		if (f->wval > umax) umax = f->wval;
+		uand &= f->wval;
+		uor |= f->wval;
+		uxor ^= f->wval;
+	}
+	for (unsigned l = 0; l < 32; l++) {
+		if (!(grp >> l & 1))
+			continue;
+		struct kf_fiber *f = wf[l];
+		unsigned s;
+		switch (f->wop) {
+		case KF_W_SHFL: case KF_W_UP: case KF_W_DOWN: case KF_W_XOR:
+			s = kf_src_lane(f);
+			/* a source lane outside the group (exited, or not in the mask) gives the caller's own value */
+			f->wres = (s < 32 && (grp >> s & 1)) ? wf[s]->wval : f->wval;
+			break;
+		case KF_W_BALLOT: f->wres = bal; break;
+		case KF_W_ANY: f->wres = bal != 0; break;
+		case KF_W_ALL: f->wres = bal == grp; break;
+		case KF_W_ACTIVE: f->wres = grp; break;
+		case KF_W_RADD: f->wres = (uint32_t)acc; break;
+		case KF_W_RMIN: f->wres = f->warg ? (uint64_t)smin : umin; break;
+		case KF_W_RMAX: f->wres = f->warg ? (uint64_t)smax : umax; break;
+		case KF_W_RAND: f->wres = uand; break;
+		case KF_W_ROR: f->wres = uor; break;
+		case KF_W_RXOR: f->wres = uxor; break;
+		case KF_W_MATCH_ANY: case KF_W_MATCH_ALL: {
+			unsigned m = 0;
+			for (unsigned k = 0; k < 32; k++)
+				if ((grp >> k & 1) && wf[k]->wval == f->wval)
+					m |= 1u << k;
+			f->wres = f->wop == KF_W_MATCH_ANY ? m : (m == grp ? grp : 0);
+			break;
+		}
+		default: f->wres = 0; break;
+		}
+		f->state = KF_F_RUN;
+	}
+	(void)first;
+}
+
+/* Resolves what can be resolved in one warp; returns true on progress. A collective with mask M
+ * completes when every lane of M that still runs (has not exited) waits at a collective with the same
+ * mask and kind; __activemask groups the lanes waiting at the same source line. */
+static bool kf_warp_resolve(struct kf_fiber **wf, unsigned nl)
+{
+	unsigned live = 0, waiting = 0;
+	for (unsigned l = 0; l < nl; l++) {
+		if (wf[l]->state != KF_F_EXIT)
+			live |= 1u << l;
+		if (wf[l]->state == KF_F_WARP)
+			waiting |= 1u << l;
+	}
+	bool progress = false;
+	while (waiting) {
+		unsigned l0 = (unsigned)__builtin_ctz(waiting);
+		struct kf_fiber *f0 = wf[l0];
+		unsigned grp = 0, need;
+		if (f0->wop == KF_W_ACTIVE) {
+			for (unsigned l = 0; l < nl; l++)
+				if ((waiting >> l & 1) && wf[l]->wop == KF_W_ACTIVE && wf[l]->warg == f0->warg)
+					grp |= 1u << l;
+			need = grp;
+		} else {
+			for (unsigned l = 0; l < nl; l++)
+				if ((waiting >> l & 1) && wf[l]->wop != KF_W_ACTIVE && wf[l]->wmask == f0->wmask)
+					grp |= 1u << l;
+			need = f0->wmask & live;
+			/* a lane may only take part if its own mask names it; kinds must agree */
+			bool same = (grp & ~f0->wmask) == 0;
+			for (unsigned l = 0; l < nl && same; l++)
+				if ((grp >> l & 1) && wf[l]->wop != f0->wop)
+					same = false;
+			if (!same || grp != need) {
+				waiting &= ~grp;
+				if (!grp)
+					waiting &= ~(1u << l0);
+				continue;
+			}
+		}
+		kf_warp_complete(wf, grp);
+		waiting &= ~grp;
+		progress = true;
+	}
+	return progress;
+}
+
+/* ---- one block ----------------------------------------------------------------------------------- */
+static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uint64_t block_linear)
+{
+	unsigned n = b->n;
+	for (unsigned i = 0; i < n; i++) {
+		struct kf_fiber *f = b->f[i];
+		kf_fiber_prepare(b, f);
+		f->tid.x = i % bdim.x;
+		f->tid.y = (i / bdim.x) % bdim.y;
+		f->tid.z = i / (bdim.x * bdim.y);
+		f->bid = bid;
+		f->bdim = bdim;
+		f->gdim = gdim;
+		f->linear = i;
+		f->lane = i & 31;
+		f->warp = i >> 5;
+		b->order[i] = i;
+	}
+	if (kf_cfg_seed)
+		b->rng = (kf_cfg_seed ^ (block_linear + 1) * 0x9e3779b97f4a7c15ull) | 1;
+	for (;;) {
+		if (kf_cfg_seed) {
+			for (unsigned i = n; i > 1; i--) {
+				unsigned j = (unsigned)(kf_rng_next(&b->rng) % i);
+				unsigned t = b->order[i - 1];
+				b->order[i - 1] = b->order[j];
+				b->order[j] = t;
+			}
+		}
+		for (unsigned k = 0; k < n; k++) {
+			struct kf_fiber *f = b->f[b->order[k]];
+			if (f->state == KF_F_RUN)
+				kf_to_fiber(b, f);
+		}
+		unsigned n_exit = 0, n_bar = 0, n_warp = 0;
+		for (unsigned i = 0; i < n; i++) {
+			int s = b->f[i]->state;
+			n_exit += s == KF_F_EXIT;
+			n_bar += s == KF_F_BAR;
+			n_warp += s == KF_F_WARP;
+		}
+		if (n_exit == n)
+			return KF_RT_OK;
+		bool progress = false;
+		if (n_warp)
+			for (unsigned w = 0; w * 32 < n; w++) {
+				unsigned nl = n - w * 32 < 32 ? n - w * 32 : 32;
+				progress |= kf_warp_resolve(&b->f[w * 32], nl);
+			}
+		if (progress)
+			continue;
+		if (n_bar == n) {
+			int cnt = 0;
+			for (unsigned i = 0; i < n; i++)
+				cnt += b->f[i]->bar_pred;
+			for (unsigned i = 0; i < n; i++) {
+				b->f[i]->bar_pred = cnt;
+				b->f[i]->state = KF_F_RUN;
+			}
+			continue;
+		}
+		snprintf(b->msg, sizeof(b->msg),
+			 "deadlock: divergent __syncthreads in block (%u,%u,%u): %u of %u threads wait at a barrier, "
+			 "%u wait at a warp collective, %u exited", bid.x, bid.y, bid.z, n_bar, n, n_warp, n_exit);
+		return KF_RT_RUNTIME;
+	}
+}
+
+/* ---- the launch: blocks spread over OS threads --------------------------------------------------- */
+struct kf_launch_state {
+	kf_rt_entry_fn entry;
+	void **args;
+	dim3 grid, block;
+	uint64_t n_blocks;
+	uint64_t next;     /* atomic: next block index */
+	int failed;        /* atomic */
+	int status;
+	char msg[512];
+	pthread_mutex_t mu;
+};
+
+static void kf_launch_work(struct kf_launch_state *L)
+{
+	struct kf_block *b = kf_tls_blk;
+	if (!b) {
+		b = (struct kf_block *)calloc(1, sizeof(*b));
+		if (!b)
+			goto nomem;
+		kf_tls_blk = b;
+	}
+	b->n = L->block.x * L->block.y * L->block.z;
+	if (!kf_block_reserve(b, b->n))
+		goto nomem;
+	b->entry = L->entry;
+	b->args = L->args;
+	for (;;) {
+		if (__atomic_load_n(&L->failed, __ATOMIC_RELAXED))
+			return;
+		uint64_t i = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
+		if (i >= L->n_blocks)
+			return;
+		uint3 bid;
+		bid.x = (unsigned)(i % L->grid.x);
+		bid.y = (unsigned)((i / L->grid.x) % L->grid.y);
+		bid.z = (unsigned)(i / ((uint64_t)L->grid.x * L->grid.y));
+		int rc = kf_block_run(b, bid, L->block, L->grid, i);
+		if (rc != KF_RT_OK) {
+			pthread_mutex_lock(&L->mu);
+			if (!L->failed) {
+				L->status = rc;
+				memcpy(L->msg, b->msg, sizeof(L->msg));
+				__atomic_store_n(&L->failed, 1, __ATOMIC_RELAXED);
+			}
+			pthread_mutex_unlock(&L->mu);
+			return;
+		}
+	}
+nomem:
+	pthread_mutex_lock(&L->mu);
+	if (!L->failed) {
+		L->status = KF_RT_NOMEM;
+		snprintf(L->msg, sizeof(L->msg), "cannot allocate fiber stacks: %s", strerror(errno));
+		__atomic_store_n(&L->failed, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&L->mu);
+}
+
+/* The pool: helpers wait for a launch generation, work it, and report done. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	pthread_t *tid;
+	int n;           /* helper threads (the launching thread works too) */
+	uint64_t gen;
+	int busy;
+	bool stop;
+	struct kf_launch_state *cur;
+} kf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, false, 0};
+
+static void *kf_pool_main(void *)
+{
+	uint64_t seen = 0;
+	pthread_mutex_lock(&kf_pool.mu);
+	for (;;) {
+		while (!kf_pool.stop && kf_pool.gen == seen)
+			pthread_cond_wait(&kf_pool.go, &kf_pool.mu);
+		if (kf_pool.stop)
+			break;
+		seen = kf_pool.gen;
+		struct kf_launch_state *L = kf_pool.cur;
+		pthread_mutex_unlock(&kf_pool.mu);
+		kf_launch_work(L);
+		pthread_mutex_lock(&kf_pool.mu);
+		if (--kf_pool.busy == 0)
+			pthread_cond_broadcast(&kf_pool.done);
+	}
+	pthread_mutex_unlock(&kf_pool.mu);
+	if (kf_tls_blk) {
+		kf_block_release(kf_tls_blk);
+		free(kf_tls_blk);
+		kf_tls_blk = 0;
+	}
+	return 0;
+}
+
+static void kf_pool_start(void)
+{
+	if (kf_pool.tid)
+		return;
+	int want = kf_cfg_threads > 0 ? kf_cfg_threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (want < 1)
+		want = 1;
+	if (want > 256)
+		want = 256;
+	kf_pool.tid = (pthread_t *)calloc((size_t)want, sizeof(pthread_t));
+	if (!kf_pool.tid)
+		return;
+	kf_pool.n = 0;
+	kf_pool.stop = false;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 1 << 20);
+	for (int i = 0; i < want - 1; i++) {
+		if (pthread_create(&kf_pool.tid[kf_pool.n], &at, kf_pool_main, 0) != 0)
+			break;
+		kf_pool.n++;
+	}
+	pthread_attr_destroy(&at);
+}
+
+KF_EXPORT void kf_rt_shutdown(void)
+{
+	pthread_mutex_lock(&kf_pool.mu);
+	kf_pool.stop = true;
+	pthread_cond_broadcast(&kf_pool.go);
+	pthread_mutex_unlock(&kf_pool.mu);
+	for (int i = 0; i < kf_pool.n; i++)
+		pthread_join(kf_pool.tid[i], 0);
+	free(kf_pool.tid);
+	kf_pool.tid = 0;
+	kf_pool.n = 0;
+	kf_pool.stop = false;
+	if (kf_tls_blk) {
+		kf_block_release(kf_tls_blk);
+		free(kf_tls_blk);
+		kf_tls_blk = 0;
+	}
+}
+
+KF_EXPORT int kf_rt_abi_version(void) { return KF_RT_ABI_VERSION; }
+
+KF_EXPORT int kf_rt_configure(const struct kf_rt_config *c)
+{
+	size_t st = c->stack_bytes ? c->stack_bytes : 65536;
+	if (st < 16384 || (st & (st - 1)) || st > ((size_t)1 << 26))
+		return KF_RT_INVALID;
+	if (kf_pool.tid && c->n_threads != kf_cfg_threads)
+		kf_rt_shutdown();
+	kf_cfg_threads = c->n_threads;
+	kf_cfg_seed = c->shuffle_seed;
+	kf_cfg_stack = st;
+	kf_rt_stack_mask = ~(uintptr_t)(st - 1);
+	return KF_RT_OK;
+}
+
+KF_EXPORT int kf_rt_launch(kf_rt_entry_fn entry, const uint32_t grid[3], const uint32_t block[3], uint32_t smem_bytes,
+			   void **args, char *msg, size_t msg_len)
+{
+	uint64_t nt = (uint64_t)block[0] * block[1] * block[2];
+	uint64_t nb = (uint64_t)grid[0] * grid[1] * grid[2];
+	if (!entry || nt == 0 || nt > 1024 || nb == 0) {
+		snprintf(msg, msg_len, "invalid launch: %llu threads per block, %llu blocks", (unsigned long long)nt,
+			 (unsigned long long)nb);
+		return KF_RT_INVALID;
+	}
+	if (smem_bytes > KF_RT_DSMEM_MAX) {
+		snprintf(msg, msg_len, "invalid launch: %u bytes of dynamic shared memory (at most %u)", smem_bytes,
+			 (unsigned)KF_RT_DSMEM_MAX);
+		return KF_RT_INVALID;
+	}
+	struct kf_launch_state L;
+	memset(&L, 0, sizeof(L));
+	pthread_mutex_init(&L.mu, 0);
+	L.entry = entry;
+	L.args = args;
+	L.grid = dim3(grid[0], grid[1], grid[2]);
+	L.block = dim3(block[0], block[1], block[2]);
+	L.n_blocks = nb;
+	kf_pool_start();
+	int helpers = kf_pool.n;
+	if ((uint64_t)helpers > nb - 1)
+		helpers = (int)(nb - 1);
+	if (helpers > 0) {
+		pthread_mutex_lock(&kf_pool.mu);
+		kf_pool.cur = &L;
+		kf_pool.busy = kf_pool.n;
+		kf_pool.gen++;
+		pthread_cond_broadcast(&kf_pool.go);
+		pthread_mutex_unlock(&kf_pool.mu);
+	}
+	kf_launch_work(&L);
+	if (helpers > 0) {
+		pthread_mutex_lock(&kf_pool.mu);
+		while (kf_pool.busy > 0)
+			pthread_cond_wait(&kf_pool.done, &kf_pool.mu);
+		kf_pool.cur = 0;
+		pthread_mutex_unlock(&kf_pool.mu);
+	}
+	pthread_mutex_destroy(&L.mu);
+	if (L.status != KF_RT_OK)
+		snprintf(msg, msg_len, "%s", L.msg);
+	return L.status;
+}
+
+/* A ping-pong between the scheduler and one fiber that yields at a barrier in a loop. */
+static void kf_switch_probe(void **) {
+	for (int i = 0; i < 100000; i++)
+		__syncthreads();
+}
+
+KF_EXPORT double kf_rt_switch_ns(void)
+{
+	uint32_t g[3] = {1, 1, 1}, bl[3] = {1, 1, 1};
+	char msg[256];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (kf_rt_launch(kf_switch_probe, g, bl, 0, 0, msg, sizeof(msg)) != KF_RT_OK)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+	return ns / (2.0 * 100000); /* two switches per barrier: to the scheduler and back */
+}
+
+#endif
