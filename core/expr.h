@@ -28,7 +28,9 @@ void kf_shape_format(const struct kf_shape *s, char *buf, size_t n);
  * KF_ERR_INVALID for unknown names, KF_ERR_RANGE for overflow/division by zero). */
 enum kf_status kf_expr_eval(const char *src, const struct kf_shape *bind, int64_t *out, struct kf_err *err);
 
-/* Checks syntax and that every name is in names[0..n_names); used to validate without values. */
+/* Checks syntax and that every name is in names[0..n_names); used to validate without values.
+ * names == NULL: syntax only, any name accepted (kernel-file parsing, before a task is known).
+ * An unknown name is KF_ERR_INVALID "unknown dim 'Q' in 'Q*2'". */
 enum kf_status kf_expr_check(const char *src, const char *const *names, size_t n_names, struct kf_err *err);
 
 #endif

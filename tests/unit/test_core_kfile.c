@@ -1,0 +1,344 @@
+/* Unit tests for core/kfile.c: directive parsing (balanced parentheses, free whitespace, comments
+ * and strings that only look like directives), kernel-name discovery, binding in the documented order
+ * (tensor, scratch, param, dim, literal), plans at a shape, and PATH:LINE in every error. */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "kfile.h"
+#include "testing.h"
+
+/* arrays passed through a function so CHECK_STR's NULL test does not warn */
+static const char *str_of(const char *s)
+{
+	return s;
+}
+
+static struct kf_task *task;
+
+static const char *TASK_JSON =
+	"{\"format\": \"kforge-task/1\", \"name\": \"t\", \"title\": \"t\", \"category\": \"test\", \"level\": 1,"
+	" \"description\": \"d\", \"dims\": [\"B\", \"N\"],"
+	" \"shapes\": {\"public\": [{\"B\": 4, \"N\": 1000}]},"
+	" \"tensors\": [{\"name\": \"x\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]},"
+	"              {\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f16\", \"shape\": [\"B\"]}],"
+	" \"params\": [{\"name\": \"eps\", \"dtype\": \"f32\", \"value\": 0.5},"
+	"            {\"name\": \"alpha\", \"dtype\": \"f64\", \"value\": 2.25},"
+	"            {\"name\": \"k\", \"dtype\": \"i32\", \"value\": -7},"
+	"            {\"name\": \"big\", \"dtype\": \"i64\", \"value\": 5000000000}],"
+	" \"reference\": \"r.cu\"}";
+
+static void test_setup(void)
+{
+	char dir[] = "/tmp/kf-kfile-XXXXXX", path[64];
+	struct kf_err err = KF_ERR_INIT;
+	FILE *f;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/task.json", dir);
+	f = fopen(path, "w");
+	fputs(TASK_JSON, f);
+	fclose(f);
+	CHECKF(kf_task_load(path, KF_TASK_NO_FILES, NULL, &task, &err) == KF_OK, "%s", err.msg);
+	unlink(path);
+	rmdir(dir);
+}
+
+static enum kf_status parse(const char *src, struct kf_kfile **k, struct kf_err *err)
+{
+	kf_err_clear(err);
+	return kf_kfile_parse("k.cu", src, strlen(src), k, err);
+}
+
+static void test_parse_good(void)
+{
+	const char *src =
+		"// a file with two launches and a scratch buffer\n"
+		"//kforge:scratch partial f32 (cdiv(N, 256) * B)\n"
+		"   //   kforge:launch   reduce_a grid=( cdiv(N,256) , B ) block = (256) smem=(256*4)  args=(x, partial, B, long(N), 3, -1)\n"
+		"// kforge:launch reduce_b grid=(B) block=(32,2,1) args=(partial,y,eps,alpha,k,big)\n"
+		"const char *s = \"// kforge:nonsense inside a string is not a comment\";\n"
+		"/* extern \"C\" __global__ void commented_out(int x) {} */\n"
+		"extern \"C\" __global__ void __launch_bounds__(256, 2) reduce_a(const float *x, float *p, int B,\n"
+		"                                                      long long N, int a, int b) { }\n"
+		"extern \"C\" {\n"
+		"__global__ void reduce_b(const float *p, void *y, float e, double a, int k, long long g) { if (k) { } }\n"
+		"__device__ int helper(int v) { return v; }\n"
+		"__global__ void\n   third ( ) { }\n"
+		"}\n"
+		"__global__ void not_extern_c(int x) { }\n";
+	struct kf_kfile *k = NULL;
+	struct kf_err err;
+
+	CHECKF(parse(src, &k, &err) == KF_OK, "%s", err.msg);
+	if (!k)
+		return;
+	CHECK_EQ_INT(k->n_scratch, 1);
+	CHECK_STR(k->scratch[0].name, "partial");
+	CHECK_EQ_INT(k->scratch[0].dtype, KF_DTYPE_F32);
+	CHECK_STR(k->scratch[0].count, "cdiv(N, 256) * B");
+	CHECK_EQ_INT(k->scratch[0].line, 2);
+	CHECK_EQ_INT(k->n_launches, 2);
+	CHECK_STR(k->launches[0].kernel, "reduce_a");
+	CHECK_EQ_INT(k->launches[0].line, 3);
+	CHECK_EQ_INT(k->launches[0].grid_rank, 2);
+	CHECK_STR(k->launches[0].grid[0], "cdiv(N,256)");
+	CHECK_STR(k->launches[0].grid[1], "B");
+	CHECK_EQ_INT(k->launches[0].block_rank, 1);
+	CHECK_STR(k->launches[0].smem, "256*4");
+	CHECK_EQ_INT(k->launches[0].n_args, 6);
+	CHECK(k->launches[0].args[3].is_long);
+	CHECK_STR(k->launches[0].args[3].name, "N");
+	CHECK_EQ_INT(k->launches[0].args[4].kind, KF_ARG_LITERAL);
+	CHECK_EQ_INT(k->launches[0].args[5].literal, -1);
+	CHECK_EQ_INT(k->launches[1].block_rank, 3);
+	CHECK(k->launches[1].smem == NULL);
+	/* kernels: launch_bounds before the name, an extern "C" block, a name on its own line; not the
+	 * commented-out one nor the non-extern-C one */
+	CHECK_EQ_INT(k->n_kernels, 3);
+	if (k->n_kernels == 3) {
+		CHECK_STR(k->kernels[0], "reduce_a");
+		CHECK_STR(k->kernels[1], "reduce_b");
+		CHECK_STR(k->kernels[2], "third");
+	}
+	kf_kfile_free(k);
+	kf_kfile_free(NULL);
+}
+
+struct bad {
+	const char *src;
+	const char *want1, *want2;
+};
+
+static const struct bad bad_parse[] = {
+	{"int a;\n// kforge:launch k grid=(B block=(1) args=(x)\n", "k.cu:2: malformed launch directive", NULL},
+	{"// kforge:launch k grid=(B) args=(x)\n", "k.cu:1: malformed launch directive", NULL},
+	{"\n\n\n// kforge:lunch k grid=(B) block=(1) args=(x)\n", "k.cu:4: unknown directive 'kforge:lunch'", NULL},
+	{"/* kforge:launch k grid=(B) block=(1) args=(x) */\n", "k.cu:1:", "own"},
+	{"int x; // kforge:launch k grid=(B) block=(1) args=(x)\n", "k.cu:1:", "own"},
+	{"// see kforge: docs\n", "k.cu:1:", "not a directive"},
+	{"// kforge:launch k grid=(B) block=(1) args=(x) extra\n", "k.cu:1: malformed", NULL},
+	{"// kforge:launch k grid=(1,2,3,4) block=(1) args=(x)\n", "k.cu:1: grid=(1,2,3,4): needs 1 to 3", NULL},
+	{"// kforge:launch k grid=() block=(1) args=(x)\n", "k.cu:1: grid=()", NULL},
+	{"// kforge:launch k grid=(B+) block=(1) args=(x)\n", "k.cu:1: grid[0]: unexpected end", NULL},
+	{"// kforge:launch k grid=(1) block=(1) smem=(1,2) args=(x)\n", "k.cu:1: smem=(1,2)", NULL},
+	{"// kforge:launch k grid=(1) block=(1) args=(x+1)\n", "k.cu:1: args[0]: bad argument 'x+1'", NULL},
+	{"// kforge:launch k grid=(1) block=(1) args=(x, 3000000000)\n", "k.cu:1: args[1]: literal 3000000000", NULL},
+	{"// kforge:scratch s f8 (N)\n// kforge:launch k grid=(1) block=(1) args=(s)\n", "k.cu:1: scratch 's': unknown dtype 'f8'",
+	 NULL},
+	{"// kforge:scratch s f32 (N)\n// kforge:scratch s f32 (B)\n// kforge:launch k grid=(1) block=(1) args=(s)\n",
+	 "k.cu:2: scratch 's' already declared on line 1", NULL},
+	{"// kforge:scratch s f32 N\n", "k.cu:1: malformed scratch directive", NULL},
+	{"extern \"C\" __global__ void k() {}\n", "k.cu: no '// kforge:launch' directive", NULL},
+};
+
+static void test_parse_bad(void)
+{
+	for (size_t i = 0; i < KF_ARRAY_SIZE(bad_parse); i++) {
+		struct kf_kfile *k = (struct kf_kfile *)1;
+		struct kf_err err;
+		enum kf_status st = parse(bad_parse[i].src, &k, &err);
+		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
+		CHECKF(k == NULL, "case %zu: *out set on failure", i);
+		CHECKF(strstr(err.msg, bad_parse[i].want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+		       bad_parse[i].want1);
+		if (bad_parse[i].want2)
+			CHECKF(strstr(err.msg, bad_parse[i].want2) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+			       bad_parse[i].want2);
+	}
+}
+
+static const struct bad bad_bind[] = {
+	{"// kforge:launch nope grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:1: unknown kernel 'nope'", NULL},
+	{"\n// kforge:launch k grid=(B) block=(1) args=(x, q)\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:2: unknown argument 'q'", NULL},
+	{"// kforge:launch k grid=(Q) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:1: grid[0]: unknown dim 'Q'", NULL},
+	{"// kforge:launch k grid=(B) block=(1) smem=(eps) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:1: smem: unknown dim 'eps'", NULL},
+	{"// kforge:launch k grid=(B) block=(1) args=(long(x))\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:1: args[0]: long(x): 'x' is not a dim", NULL},
+	{"// kforge:scratch x f32 (N)\n// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:1: scratch 'x' has the name of a task tensor", NULL},
+	{"// kforge:scratch s f32 (M)\n// kforge:launch k grid=(B) block=(1) args=(s)\nextern \"C\" __global__ void k(float *x) {}\n",
+	 "k.cu:1: scratch 's': unknown dim 'M'", NULL},
+	/* a __global__ that is not extern "C" has a mangled name: not launchable by name */
+	{"// kforge:launch k grid=(B) block=(1) args=(x)\n__global__ void k(float *x) {}\n", "unknown kernel 'k'", NULL},
+};
+
+static void test_bind(void)
+{
+	const char *good = "// kforge:scratch tmp f64 (B*2)\n"
+			   "// kforge:launch k grid=(B) block=(1) args=(x, tmp, eps, N, 7, long(B), y)\n"
+			   "extern \"C\" __global__ void k(float *x) {}\n";
+	struct kf_kfile *k = NULL;
+	struct kf_err err;
+
+	if (!task)
+		return;
+	CHECKF(parse(good, &k, &err) == KF_OK, "%s", err.msg);
+	if (k) {
+		struct kf_arg *a = k->launches[0].args;
+		CHECKF(kf_kfile_bind(k, task, &err) == KF_OK, "%s", err.msg);
+		CHECK(a[0].kind == KF_ARG_TENSOR && a[0].index == 0);
+		CHECK(a[1].kind == KF_ARG_SCRATCH && a[1].index == 0);
+		CHECK(a[2].kind == KF_ARG_PARAM && a[2].index == 0);
+		CHECK(a[3].kind == KF_ARG_DIM_INT && a[3].index == 1);
+		CHECK(a[4].kind == KF_ARG_LITERAL && a[4].literal == 7);
+		CHECK(a[5].kind == KF_ARG_DIM_LONG && a[5].index == 0);
+		CHECK(a[6].kind == KF_ARG_TENSOR && a[6].index == 1);
+		/* binding twice is harmless */
+		CHECKF(kf_kfile_bind(k, task, &err) == KF_OK, "%s", err.msg);
+		kf_kfile_free(k);
+	}
+	for (size_t i = 0; i < KF_ARRAY_SIZE(bad_bind); i++) {
+		enum kf_status st;
+		k = NULL;
+		st = parse(bad_bind[i].src, &k, &err);
+		if (!st)
+			st = kf_kfile_bind(k, task, &err);
+		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
+		CHECKF(strstr(err.msg, bad_bind[i].want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+		       bad_bind[i].want1);
+		kf_kfile_free(k);
+	}
+}
+
+static enum kf_status plan_of(const char *src, const struct kf_shape *s, struct kf_plan **p, struct kf_err *err)
+{
+	struct kf_kfile *k = NULL;
+	enum kf_status st = parse(src, &k, err);
+	*p = NULL;
+	if (!st)
+		st = kf_kfile_bind(k, task, err);
+	if (!st)
+		st = kf_plan_make(k, task, s, p, err);
+	kf_kfile_free(k);
+	return st;
+}
+
+static void test_plan(void)
+{
+	const char *src = "// kforge:scratch tmp f64 (cdiv(N, 256) * B)\n"
+			  "// kforge:launch k1 grid=(cdiv(N,256), B) block=(256) smem=(256*4) args=(x, tmp, N, long(B), 7)\n"
+			  "// kforge:launch k2 grid=(B) block=(8, 4, 2) args=(tmp, y, eps, alpha, k, big)\n"
+			  "extern \"C\" { __global__ void k1() {} __global__ void k2() {} }\n";
+	struct kf_shape s = {0};
+	struct kf_plan *p = NULL;
+	struct kf_err err;
+	float f;
+	double d;
+	int32_t i32;
+	int64_t i64;
+
+	if (!task)
+		return;
+	kf_shape_set(&s, "B", 4);
+	kf_shape_set(&s, "N", 1000);
+	CHECKF(plan_of(src, &s, &p, &err) == KF_OK, "%s", err.msg);
+	if (!p)
+		return;
+	CHECK_EQ_INT(p->n_buffers, 3);
+	CHECK_STR(str_of(p->buffers[0].name), "x");
+	CHECK_EQ_INT(p->buffers[0].numel, 4000);
+	CHECK_EQ_INT(p->buffers[0].n_bytes, 16000);
+	CHECK_EQ_INT(p->buffers[1].numel, 4);
+	CHECK_EQ_INT(p->buffers[1].n_bytes, 8); /* f16 */
+	CHECK(p->buffers[2].is_scratch && p->buffers[2].role == KF_ROLE_OUTPUT);
+	CHECK_EQ_INT(p->buffers[2].numel, 16);
+	CHECK_EQ_INT(p->buffers[2].n_bytes, 128);
+	CHECK_EQ_INT(p->n_launches, 2);
+	CHECK_STR(str_of(p->launches[0].kernel), "k1");
+	CHECK_EQ_INT(p->launches[0].grid[0], 4);
+	CHECK_EQ_INT(p->launches[0].grid[1], 4);
+	CHECK_EQ_INT(p->launches[0].grid[2], 1);
+	CHECK_EQ_INT(p->launches[0].block[0], 256);
+	CHECK_EQ_INT(p->launches[0].block[1], 1);
+	CHECK_EQ_INT(p->launches[0].smem_bytes, 1024);
+	CHECK_EQ_INT(p->launches[0].line, 2);
+	CHECK_EQ_INT(p->launches[0].n_args, 5);
+	CHECK(p->launches[0].args[0].kind == KF_PARG_BUFFER && p->launches[0].args[0].buffer == 0);
+	CHECK(p->launches[0].args[1].kind == KF_PARG_BUFFER && p->launches[0].args[1].buffer == 2);
+	memcpy(&i32, p->launches[0].args[2].bytes, 4);
+	CHECK(p->launches[0].args[2].size == 4 && i32 == 1000);
+	memcpy(&i64, p->launches[0].args[3].bytes, 8);
+	CHECK(p->launches[0].args[3].size == 8 && i64 == 4);
+	memcpy(&i32, p->launches[0].args[4].bytes, 4);
+	CHECK(p->launches[0].args[4].size == 4 && i32 == 7);
+	CHECK_EQ_INT(p->launches[1].block[2], 2);
+	memcpy(&f, p->launches[1].args[2].bytes, 4);
+	CHECK(p->launches[1].args[2].size == 4 && f == 0.5f);
+	memcpy(&d, p->launches[1].args[3].bytes, 8);
+	CHECK(p->launches[1].args[3].size == 8 && d == 2.25);
+	memcpy(&i32, p->launches[1].args[4].bytes, 4);
+	CHECK(p->launches[1].args[4].size == 4 && i32 == -7);
+	memcpy(&i64, p->launches[1].args[5].bytes, 8);
+	CHECK(p->launches[1].args[5].size == 8 && i64 == 5000000000LL);
+	CHECK_EQ_INT(p->shape.n, 2);
+	kf_plan_free(p);
+	kf_plan_free(NULL);
+}
+
+static void test_plan_limits(void)
+{
+	static const struct {
+		const char *directive;
+		const char *want;
+	} cases[] = {
+		{"// kforge:launch k grid=(B) block=(1025) args=(x)", "k.cu:1: block[0]"},
+		{"// kforge:launch k grid=(B) block=(1, 1, 65) args=(x)", "k.cu:1: block[2]"},
+		{"// kforge:launch k grid=(B) block=(64, 32) args=(x)", "k.cu:1: block has 2048 threads"},
+		{"// kforge:launch k grid=(1, 65536) block=(1) args=(x)", "k.cu:1: grid[1]"},
+		{"// kforge:launch k grid=(2147483648) block=(1) args=(x)", "k.cu:1: grid[0]"},
+		{"// kforge:launch k grid=(B-4) block=(1) args=(x)", "k.cu:1: grid[0] = 'B-4' = 0"},
+		{"// kforge:launch k grid=(N/(B-4)) block=(1) args=(x)", "k.cu:1: grid[0]: division by zero"},
+		{"// kforge:launch k grid=(1) block=(1) smem=(0-1) args=(x)", "k.cu:1: smem"},
+		{"// kforge:scratch s f32 (B-4)\n// kforge:launch k grid=(1) block=(1) args=(s)", "k.cu:1: scratch 's' has 0"},
+		{"\n// kforge:launch k grid=(1) block=(1) args=(N)", "k.cu:2: args[0]: dim N = 3000000000 does not fit"},
+	};
+	struct kf_shape s = {0};
+	kf_shape_set(&s, "B", 4);
+	kf_shape_set(&s, "N", 3000000000LL);
+	if (!task)
+		return;
+	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
+		char src[512];
+		struct kf_plan *p = (struct kf_plan *)1;
+		struct kf_err err;
+		enum kf_status st;
+		snprintf(src, sizeof(src), "%s\nextern \"C\" __global__ void k(float *x) {}\n", cases[i].directive);
+		st = plan_of(src, &s, &p, &err);
+		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
+		CHECKF(p == NULL, "case %zu: plan set on failure", i);
+		CHECKF(strstr(err.msg, cases[i].want) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].want);
+	}
+	/* long(N) carries the same value fine */
+	{
+		struct kf_plan *p = NULL;
+		struct kf_err err;
+		int64_t v;
+		CHECKF(plan_of("// kforge:launch k grid=(1) block=(1) args=(long(N))\nextern \"C\" __global__ void k(){}\n",
+			       &s, &p, &err) == KF_OK, "%s", err.msg);
+		if (p) {
+			memcpy(&v, p->launches[0].args[0].bytes, 8);
+			CHECK(v == 3000000000LL);
+			kf_plan_free(p);
+		}
+	}
+}
+
+static void test_load(void)
+{
+	struct kf_kfile *k = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	CHECK_EQ_INT(kf_kfile_load("/nonexistent/k.cu", &k, &err), KF_ERR_NOTFOUND);
+	CHECK_CONTAINS(err.msg, "/nonexistent/k.cu");
+	CHECK_EQ_INT(kf_kfile_parse("k.cu", "a\0b", 3, &k, &err), KF_ERR_INVALID);
+}
+
+static void test_teardown(void)
+{
+	kf_task_free(task);
+}
+
+KF_TEST_MAIN(TEST(test_setup), TEST(test_parse_good), TEST(test_parse_bad), TEST(test_bind), TEST(test_plan),
+	     TEST(test_plan_limits), TEST(test_load), TEST(test_teardown))
