@@ -1,0 +1,356 @@
+/* Retrieval for prompts: the best verified kernels of the same task, then of similar tasks (same category,
+ * then FTS5 rank of the task text), each with its speedup and what changed against its parent; and the
+ * full-text search behind `kforge kb search`. Orders always end in ids, so a database gives one answer. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_int.h"
+
+/* How many FTS query words to take from a task's text: enough to find related ops, few enough that the
+ * MATCH stays cheap (each word is one posting-list lookup). */
+#define KB_QUERY_WORDS 24
+
+struct pick {
+	int64_t cand, task;
+	double speedup;
+	bool same_task;
+};
+
+struct picks {
+	struct pick *v;
+	size_t n, k;
+	char **names; /* task names taken, one example per other task */
+	size_t n_names;
+};
+
+static bool picked_cand(const struct picks *p, int64_t cand)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].cand == cand)
+			return true;
+	return false;
+}
+
+static bool picked_name(const struct picks *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_names; i++)
+		if (!strcmp(p->names[i], name))
+			return true;
+	return false;
+}
+
+static enum kf_status add_pick(struct picks *p, int64_t cand, int64_t task, const char *name, double sp, bool same,
+			       struct kf_err *err)
+{
+	if (name) {
+		char *dup = kf_strdup(name);
+		if (!dup)
+			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		p->names[p->n_names++] = dup;
+	}
+	p->v[p->n++] = (struct pick){cand, task, sp, same};
+	return KF_OK;
+}
+
+/* Appends the plain words of text (letters, digits, '_'; at least 3 long) to q as FTS5 strings joined by
+ * op, lower-cased and without repeats; FTS5 syntax in the text cannot reach the query. */
+static enum kf_status fts_words(const char *text, const char *op, size_t max_words, struct kf_buf *q,
+				size_t *n_words)
+{
+	const char *p = text;
+	while (p && *p && *n_words < max_words) {
+		const char *s;
+		size_t n;
+		char word[64];
+		while (*p && !(isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		s = p;
+		while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		n = (size_t)(p - s);
+		if (n < 3 || n >= sizeof(word))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			word[i] = (char)tolower((unsigned char)s[i]);
+		word[n] = '\0';
+		{
+			/* Repeats would only weigh the same posting list twice. */
+			char quoted[72];
+			snprintf(quoted, sizeof(quoted), "\"%s\"", word);
+			if (strstr(q->data, quoted))
+				continue;
+			if (kf_buf_addf(q, "%s%s", *n_words ? op : "", quoted))
+				return KF_ERR_LIMIT;
+		}
+		(*n_words)++;
+	}
+	return KF_OK;
+}
+
+static enum kf_status load_example(struct kf_kb *kb, const struct pick *pk, const char *arch,
+				   struct kf_kb_example *ex, struct kf_err *err)
+{
+	static const char sql[] =
+		"SELECT c.id, c.task_id, coalesce(c.parent_id, 0), t.name, t.category, c.source, c.tags, c.edit_kind, "
+		"c.change, coalesce(p.tags, ''), "
+		"coalesce((SELECT max(e.speedup) FROM evaluations e WHERE e.candidate_id = p.id AND e.verdict = 'pass' "
+		"AND (?2 IS NULL OR e.arch = ?2)), 0) "
+		"FROM candidates c JOIN tasks t ON t.id = c.task_id LEFT JOIN candidates p ON p.id = c.parent_id "
+		"WHERE c.id = ?1";
+	sqlite3_stmt *st = kb_stmt(kb, sql, err);
+	struct kf_buf change = KF_BUF_INIT(4096);
+	int rc;
+	if (!st)
+		return KF_ERR_DB;
+	sqlite3_bind_int64(st, 1, pk->cand);
+	kb_bind_str_null(st, 2, arch);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		kb_done(st);
+		return kb_dberr(kb, err, "cannot read an example");
+	}
+	ex->candidate_id = sqlite3_column_int64(st, 0);
+	ex->task_id = sqlite3_column_int64(st, 1);
+	ex->parent_id = sqlite3_column_int64(st, 2);
+	ex->task_name = kf_strdup(kb_col_str(st, 3));
+	ex->category = kf_strdup(kb_col_str(st, 4));
+	ex->source = kf_strdup(kb_col_str(st, 5));
+	ex->tags = kf_strdup(kb_col_str(st, 6));
+	ex->edit_kind = kf_strdup(kb_col_str(st, 7));
+	if (*kb_col_str(st, 8)) {
+		kf_buf_adds(&change, kb_col_str(st, 8));
+	} else if (ex->parent_id) {
+		kf_buf_addf(&change, "%s of #%lld: ", kb_col_str(st, 7), (long long)ex->parent_id);
+		size_t before = change.len;
+		kb_tags_diff(kb_col_str(st, 6), kb_col_str(st, 9), &change);
+		if (change.len == before)
+			kf_buf_adds(&change, "same techniques");
+	} else {
+		kf_buf_addf(&change, "%s with no parent", kb_col_str(st, 7));
+	}
+	ex->parent_speedup = sqlite3_column_double(st, 10);
+	kb_done(st);
+	ex->change = kf_buf_detach(&change, NULL);
+	ex->speedup = pk->speedup;
+	ex->same_task = pk->same_task;
+	if (!ex->task_name || !ex->category || !ex->source || !ex->tags || !ex->edit_kind || !ex->change)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	return KF_OK;
+}
+
+/* Steps a (candidate, speedup, task id, task name) query adding picks of other tasks, one per task name. */
+static enum kf_status take_others(struct kf_kb *kb, sqlite3_stmt *st, struct picks *p, struct kf_err *err)
+{
+	enum kf_status s = KF_OK;
+	int rc = SQLITE_DONE;
+	while (p->n < p->k && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t cand = sqlite3_column_int64(st, 0);
+		const char *name = kb_col_str(st, 3);
+		if (picked_cand(p, cand) || picked_name(p, name))
+			continue;
+		if ((s = add_pick(p, cand, sqlite3_column_int64(st, 2), name, sqlite3_column_double(st, 1), false, err)))
+			break;
+	}
+	if (!s && p->n < p->k && rc != SQLITE_DONE)
+		s = kb_dberr(kb, err, "cannot read examples");
+	kb_done(st);
+	return s;
+}
+
+enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const char *arch, size_t k,
+				  struct kf_kb_example **out, size_t *n, struct kf_err *err)
+{
+	static const char task_sql[] =
+		"SELECT id, category, name || ' ' || category || ' ' || description FROM tasks WHERE name = ?1 "
+		"ORDER BY id DESC LIMIT 1";
+	/* The same task (any version of its file): best verified speedup per distinct source. */
+	static const char same_sql[] =
+		"SELECT c.id, max(e.speedup) AS sp FROM tasks t JOIN candidates c ON c.task_id = t.id "
+		"JOIN evaluations e ON e.candidate_id = c.id "
+		"WHERE t.name = ?1 AND e.verdict = 'pass' AND e.speedup > 0 AND (?2 IS NULL OR e.arch = ?2) "
+		"GROUP BY c.source_hash ORDER BY sp DESC, c.id ASC LIMIT ?3";
+	static const char cat_sql[] =
+		"SELECT w.candidate_id, w.speedup, t.id, t.name FROM tasks t JOIN wins w ON w.task_id = t.id "
+		"WHERE t.category = ?1 AND t.category <> '' AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
+		"ORDER BY w.speedup DESC, t.name, w.candidate_id";
+	static const char fts_sql[] =
+		"SELECT w.candidate_id, w.speedup, t.id, t.name, bm25(task_fts) AS r FROM task_fts "
+		"JOIN tasks t ON t.id = task_fts.rowid JOIN wins w ON w.task_id = t.id "
+		"WHERE task_fts MATCH ?1 AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
+		"ORDER BY r, w.speedup DESC, t.name, w.candidate_id LIMIT 200";
+	struct picks p = {0};
+	struct kf_kb_example *ex = NULL;
+	struct kf_buf query = KF_BUF_INIT(8192);
+	char *category = NULL, *text = NULL;
+	sqlite3_stmt *st;
+	enum kf_status s = KF_OK;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (k == 0)
+		return KF_OK;
+	if (k > 1000)
+		return kf_err_set(err, KF_ERR_RANGE, "at most 1000 examples at once");
+	if (!(st = kb_stmt(kb, task_sql, err)))
+		return KF_ERR_DB;
+	kb_bind_str(st, 1, task_name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		category = kf_strdup(kb_col_str(st, 1));
+		text = kf_strdup(kb_col_str(st, 2));
+	}
+	kb_done(st);
+	if (rc == SQLITE_DONE)
+		return kf_err_set(err, KF_ERR_NOTFOUND, "no task named '%s' in the knowledge base", task_name);
+	if (rc != SQLITE_ROW)
+		return kb_dberr(kb, err, "cannot look up a task");
+	p.k = k;
+	p.v = calloc(k, sizeof(*p.v));
+	p.names = calloc(k, sizeof(*p.names));
+	if (!category || !text || !p.v || !p.names) {
+		s = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+
+	if (!(st = kb_stmt(kb, same_sql, err))) {
+		s = KF_ERR_DB;
+		goto done;
+	}
+	kb_bind_str(st, 1, task_name);
+	kb_bind_str_null(st, 2, arch);
+	sqlite3_bind_int64(st, 3, (int64_t)k);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && p.n < k)
+		add_pick(&p, sqlite3_column_int64(st, 0), 0, NULL, sqlite3_column_double(st, 1), true, err);
+	kb_done(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		s = kb_dberr(kb, err, "cannot read examples");
+		goto done;
+	}
+
+	if (p.n < k && *category) {
+		if (!(st = kb_stmt(kb, cat_sql, err))) {
+			s = KF_ERR_DB;
+			goto done;
+		}
+		kb_bind_str(st, 1, category);
+		kb_bind_str(st, 2, task_name);
+		kb_bind_str_null(st, 3, arch);
+		if ((s = take_others(kb, st, &p, err)))
+			goto done;
+	}
+
+	if (p.n < k) {
+		size_t words = 0;
+		fts_words(text, " OR ", KB_QUERY_WORDS, &query, &words);
+		if (words) {
+			if (!(st = kb_stmt(kb, fts_sql, err))) {
+				s = KF_ERR_DB;
+				goto done;
+			}
+			kb_bind_str(st, 1, query.data);
+			kb_bind_str(st, 2, task_name);
+			kb_bind_str_null(st, 3, arch);
+			if ((s = take_others(kb, st, &p, err)))
+				goto done;
+		}
+	}
+
+	if (p.n) {
+		ex = calloc(p.n, sizeof(*ex));
+		if (!ex) {
+			s = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+			goto done;
+		}
+		for (size_t i = 0; i < p.n; i++) {
+			if ((s = load_example(kb, &p.v[i], arch, &ex[i], err))) {
+				kf_kb_examples_free(ex, p.n);
+				ex = NULL;
+				goto done;
+			}
+		}
+		*out = ex;
+		*n = p.n;
+	}
+done:
+	for (size_t i = 0; i < p.n_names; i++)
+		free(p.names[i]);
+	free(p.names);
+	free(p.v);
+	free(category);
+	free(text);
+	kf_buf_release(&query);
+	return s;
+}
+
+void kf_kb_examples_free(struct kf_kb_example *ex, size_t n)
+{
+	if (!ex)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(ex[i].task_name);
+		free(ex[i].category);
+		free(ex[i].source);
+		free(ex[i].tags);
+		free(ex[i].edit_kind);
+		free(ex[i].change);
+	}
+	free(ex);
+}
+
+enum kf_status kf_kb_search(struct kf_kb *kb, const char *text, size_t limit, kf_kb_hit_fn fn, void *ctx,
+			    struct kf_err *err)
+{
+	static const char task_sql[] =
+		"SELECT t.id, t.name, snippet(task_fts, -1, '[', ']', '...', 12), bm25(task_fts) AS r "
+		"FROM task_fts JOIN tasks t ON t.id = task_fts.rowid WHERE task_fts MATCH ?1 "
+		"ORDER BY r, t.id LIMIT ?2";
+	/* bm25 weights: a tag hit (column 2) counts more than a word somewhere in a long source. */
+	static const char kern_sql[] =
+		"SELECT c.id, t.name, snippet(kernel_fts, -1, '[', ']', '...', 12), bm25(kernel_fts, 1.0, 4.0) AS r "
+		"FROM kernel_fts JOIN candidates c ON c.id = kernel_fts.rowid JOIN tasks t ON t.id = c.task_id "
+		"WHERE kernel_fts MATCH ?1 ORDER BY r, c.id LIMIT ?2";
+	const char *sqls[2] = {task_sql, kern_sql}, *kinds[2] = {"task", "candidate"};
+	struct kf_buf query = KF_BUF_INIT(8192);
+	size_t words = 0;
+	enum kf_status s = KF_OK;
+
+	fts_words(text, " ", 64, &query, &words);
+	if (!words) {
+		kf_buf_release(&query);
+		return kf_err_set(err, KF_ERR_INVALID, "search text '%s' has no word of 3 or more letters", text);
+	}
+	for (int k = 0; k < 2 && !s; k++) {
+		sqlite3_stmt *st = kb_stmt(kb, sqls[k], err);
+		int rc, stop = 0;
+		if (!st) {
+			s = KF_ERR_DB;
+			break;
+		}
+		kb_bind_str(st, 1, query.data);
+		sqlite3_bind_int64(st, 2, (int64_t)limit);
+		while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct kf_kb_hit h;
+			char title[512];
+			h.kind = kinds[k];
+			h.id = sqlite3_column_int64(st, 0);
+			if (k == 0)
+				snprintf(title, sizeof(title), "%s", kb_col_str(st, 1));
+			else
+				snprintf(title, sizeof(title), "%s #%lld", kb_col_str(st, 1), (long long)h.id);
+			h.title = title;
+			h.snippet = kb_col_str(st, 2);
+			h.rank = sqlite3_column_double(st, 3);
+			stop = fn(ctx, &h);
+		}
+		if (!stop && rc != SQLITE_DONE)
+			s = kb_dberr(kb, err, "cannot search");
+		kb_done(st);
+		if (stop)
+			break;
+	}
+	kf_buf_release(&query);
+	return s;
+}

@@ -1,0 +1,184 @@
+/* Technique tags: which optimisation techniques a CUDA kernel source uses, found with PCRE2 patterns on
+ * the source with comments blanked. Tags feed retrieval (FTS), MAP-Elites behaviour
+ * features and the "what changed against the parent" line of prompt examples. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_int.h"
+
+struct tag_rule {
+	const char *name;
+	const char *pattern;
+};
+
+/* Order is the output order. Patterns run on comment-free source; \b keeps identifiers whole. */
+static const struct tag_rule rules[] = {
+	{"shared_memory", "\\b__shared__\\b"},
+	/* A 2-D __shared__ array is a tile (matmul, transpose, conv). */
+	{"smem_tiling", "\\b__shared__\\s+[\\w:<>, ]+?\\s+\\w+\\s*\\[[^\\]]+\\]\\s*\\["},
+	{"dynamic_smem", "\\bextern\\s+__shared__\\b"},
+	{"vectorized_loads",
+	 "\\b(?:float[234]|double[24]|u?int[24]|u?long(?:long)?2|half2|__half2|__nv_bfloat162)\\b"},
+	{"warp_shuffle", "\\b__shfl(?:_xor|_down|_up)?_sync\\s*\\("},
+	{"warp_vote", "\\b__(?:ballot|any|all|match_any|match_all)_sync\\s*\\(|\\b__activemask\\s*\\(|\\b__reduce_\\w+_sync\\s*\\("},
+	{"tensor_cores", "\\bwmma::|\\bnvcuda::wmma\\b|\\bmma\\.sync\\b|\\bwgmma\\b|\\bmma_sync\\s*\\(|\\bldmatrix\\b"},
+	{"async_copy",
+	 "\\bcp\\.async\\b|\\bmemcpy_async\\s*\\(|\\b__pipeline_memcpy_async\\b|\\bcuda::pipeline\\b|\\bcp_async\\w*\\s*\\("},
+	{"tma", "\\bcp\\.async\\.bulk\\b|\\bCUtensorMap\\b|\\bcuTensorMapEncode\\w*"},
+	{"loop_unroll", "#\\s*pragma\\s+unroll\\b"},
+	{"fast_math",
+	 "\\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|powf|fdividef|saturatef|frcp_r[nzdu]|fsqrt_r[nzdu]|"
+	 "frsqrt_rn|fmaf_r[nzdu]|fmul_r[nzdu])\\s*\\(|\\brsqrtf\\s*\\("},
+	{"atomics", "\\batomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_block|_system)?\\s*\\("},
+	{"half_precision",
+	 "\\b(?:__half2?|half2|__nv_bfloat162?)\\b|\\b__float2half\\w*\\s*\\(|\\b__float2bfloat16\\w*\\s*\\(|"
+	 "\\b__h(?:add|mul|fma|sub)2?\\s*\\("},
+	{"readonly_cache", "\\b__ldg\\s*\\(|\\b__ld(?:cs|cg|ca|lu|cv)\\s*\\(|\\bld\\.global\\.nc\\b"},
+	{"launch_bounds", "\\b__launch_bounds__\\s*\\("},
+	{"restrict", "\\b__restrict__\\b"},
+	{"grid_stride", "\\bblockDim\\.x\\s*\\*\\s*gridDim\\.x\\b|\\bgridDim\\.x\\s*\\*\\s*blockDim\\.x\\b"},
+	{"cooperative_groups", "\\bcooperative_groups\\b|\\bcg::"},
+	{"constant_memory", "\\b__constant__\\b"},
+	{"inline_ptx", "\\basm\\s*(?:volatile\\s*)?\\("},
+};
+#define N_RULES (sizeof(rules) / sizeof(rules[0]))
+
+static pcre2_code *compiled[N_RULES];
+static char compile_error[256];
+static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
+
+static void compile_rules(void)
+{
+	for (size_t i = 0; i < N_RULES; i++) {
+		int ec;
+		PCRE2_SIZE off;
+		compiled[i] = pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
+		if (!compiled[i]) {
+			PCRE2_UCHAR msg[160];
+			pcre2_get_error_message(ec, msg, sizeof(msg));
+			snprintf(compile_error, sizeof(compile_error), "tag pattern '%s' at %zu: %s", rules[i].name,
+				 (size_t)off, (const char *)msg);
+			return;
+		}
+		/* JIT is an optimisation; a platform without it still matches through the interpreter. */
+		pcre2_jit_compile(compiled[i], PCRE2_JIT_COMPLETE);
+	}
+}
+
+const char *const *kf_kb_tag_names(void)
+{
+	static const char *names[N_RULES + 1];
+	for (size_t i = 0; i < N_RULES; i++)
+		names[i] = rules[i].name;
+	names[N_RULES] = NULL;
+	return names;
+}
+
+char *kb_strip_comments(const char *src, size_t len)
+{
+	char *out = malloc(len + 1);
+	size_t i = 0;
+	if (!out)
+		return NULL;
+	memcpy(out, src, len);
+	out[len] = '\0';
+	while (i < len) {
+		if (out[i] == '/' && i + 1 < len && out[i + 1] == '/') {
+			while (i < len && out[i] != '\n')
+				out[i++] = ' ';
+		} else if (out[i] == '/' && i + 1 < len && out[i + 1] == '*') {
+			out[i++] = ' ';
+			out[i++] = ' ';
+			while (i < len && !(out[i] == '*' && i + 1 < len && out[i + 1] == '/')) {
+				if (out[i] != '\n')
+					out[i] = ' ';
+				i++;
+			}
+			if (i < len) {
+				out[i++] = ' ';
+				out[i++] = ' ';
+			}
+		} else if (out[i] == '"' || out[i] == '\'') {
+			/* Literals are kept (inline PTX such as "mma.sync" lives in them), only skipped so that a
+			 * "//" inside one does not start a comment. */
+			char q = out[i++];
+			while (i < len && out[i] != q && out[i] != '\n') {
+				if (out[i] == '\\' && i + 1 < len)
+					i++;
+				i++;
+			}
+			if (i < len)
+				i++;
+		} else {
+			i++;
+		}
+	}
+	return out;
+}
+
+enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf *out, struct kf_err *err)
+{
+	pcre2_match_data *md;
+	char *text;
+	enum kf_status st = KF_OK;
+	int n = 0;
+
+	pthread_once(&compile_once, compile_rules);
+	if (compile_error[0])
+		return kf_err_set(err, KF_ERR_INTERNAL, "%s", compile_error);
+	if (!(text = kb_strip_comments(source, len)))
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	if (!(md = pcre2_match_data_create(1, NULL))) {
+		free(text);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < N_RULES && !st; i++) {
+		int rc = pcre2_match(compiled[i], (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+		if (rc >= 0) {
+			if ((n++ && (st = kf_buf_addch(out, ','))) || (st = kf_buf_adds(out, rules[i].name)))
+				kf_err_set(err, st, "tag list too long");
+		} else if (rc != PCRE2_ERROR_NOMATCH) {
+			/* A match limit on a pathological source: that tag is unknown, the others still count. */
+			continue;
+		}
+	}
+	pcre2_match_data_free(md);
+	free(text);
+	return st;
+}
+
+static bool has_tag(const char *list, const char *tag, size_t n)
+{
+	const char *p = list;
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && !strncmp(p, tag, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+enum kf_status kb_tags_diff(const char *tags, const char *parent_tags, struct kf_buf *out)
+{
+	enum kf_status st = KF_OK;
+	int n = 0;
+	const char *lists[2] = {tags, parent_tags}, *others[2] = {parent_tags, tags};
+	const char sign[2] = {'+', '-'};
+	for (int k = 0; k < 2 && !st; k++) {
+		const char *p = lists[k];
+		while (p && *p && !st) {
+			const char *e = strchr(p, ',');
+			size_t l = e ? (size_t)(e - p) : strlen(p);
+			if (l && !has_tag(others[k], p, l))
+				st = kf_buf_addf(out, "%s%c%.*s", n++ ? " " : "", sign[k], (int)l, p);
+			p = e ? e + 1 : NULL;
+		}
+	}
+	return st;
+}

@@ -1,0 +1,756 @@
+/* Tests of the knowledge base core (kb/kb.h): schema and migrations from every earlier version, recording
+ * with one transaction per step, wins, readers for resume, technique tags, retrieval ranking on a fixture
+ * database, and two processes writing one file at once. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kb/kb.h"
+#include "testing.h"
+
+static char tmpdir[] = "/tmp/kf-test-kb.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[8][512];
+	static int i;
+	char *p = buf[i++ % 8];
+	snprintf(p, 512, "%s/%s", tmpdir, name);
+	return p;
+}
+
+static struct kf_kb *open_new(const char *name)
+{
+	struct kf_kb *kb = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	const char *p = tmp_path(name);
+	char side[600];
+	unlink(p);
+	snprintf(side, sizeof(side), "%s-wal", p);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", p);
+	unlink(side);
+	CHECKF(kf_kb_open(p, 0, &kb, &err) == KF_OK, "%s", err.msg);
+	return kb;
+}
+
+/* A scalar from raw SQL on a separate connection (what another tool would see). */
+static int64_t sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+static int64_t put_task(struct kf_kb *kb, const char *name, const char *cat, const char *desc)
+{
+	struct kf_kb_task t = {0};
+	struct kf_err err = KF_ERR_INIT;
+	char hash[65];
+	int64_t id = 0;
+	kf_kb_hash_hex(name, strlen(name), hash);
+	t.name = name;
+	t.hash = hash;
+	t.category = cat;
+	t.description = desc;
+	t.level = 1;
+	CHECKF(kf_kb_task_put(kb, &t, &id, &err) == KF_OK, "%s", err.msg);
+	return id;
+}
+
+static int64_t begin_run(struct kf_kb *kb, int64_t task)
+{
+	struct kf_kb_run r = {0};
+	struct kf_err err = KF_ERR_INIT;
+	int64_t id = 0;
+	r.task_id = task;
+	r.strategy = "evo";
+	r.provider = "replay";
+	r.model = "test-model";
+	r.seed = 7;
+	CHECKF(kf_kb_run_begin(kb, &r, &id, &err) == KF_OK, "%s", err.msg);
+	return id;
+}
+
+/* Records a candidate and (verdict non-NULL) its evaluation on arch with speedup. */
+static int64_t step(struct kf_kb *kb, int64_t run, int64_t parent, const char *src, const char *verdict,
+		    const char *arch, double speedup)
+{
+	struct kf_kb_candidate c = {0};
+	struct kf_kb_eval e = {0};
+	struct kf_kb_timing t = {0};
+	struct kf_err err = KF_ERR_INIT;
+	int64_t id = 0;
+	c.run_id = run;
+	c.parent_id = parent;
+	c.source = src;
+	c.edit_kind = parent ? "diff" : "seed";
+	e.backend = "cuda";
+	e.arch = arch;
+	e.dtype = "f32";
+	e.toolchain = "nvrtc 13.0";
+	e.verdict = verdict;
+	e.speedup = speedup;
+	t.shape = "{\"N\":4096}";
+	t.clock = "cupti";
+	t.median_ms = 1.0 / (speedup > 0 ? speedup : 1);
+	t.ref_median_ms = 1.0;
+	t.speedup = speedup;
+	CHECKF(kf_kb_record_step(kb, &c, verdict ? &e : NULL, &t, verdict && speedup > 0 ? 1 : 0, &id, NULL, &err) ==
+		       KF_OK,
+	       "%s", err.msg);
+	return id;
+}
+
+static void test_open_creates_schema(void)
+{
+	struct kf_kb *kb = open_new("new.db");
+	const char *p = tmp_path("new.db");
+	struct kf_kb *ro = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	CHECK_EQ_INT(kf_kb_schema_version(kb), KF_KB_SCHEMA_VERSION);
+	CHECK_EQ_INT(sql_int(p, "PRAGMA user_version"), KF_KB_SCHEMA_VERSION);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('tasks','runs','candidates',"
+				"'llm_calls','evaluations','eval_shapes','timings','wins','task_fts','kernel_fts')"),
+		     10);
+	CHECK(kf_kb_check(kb, &err) == KF_OK);
+	kf_kb_close(kb);
+	/* WAL is a property of the file: a later reader sees it. */
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+	/* Read-only: reads work, writes are refused. */
+	CHECK(kf_kb_open(p, KF_KB_READONLY, &ro, &err) == KF_OK);
+	if (ro) {
+		struct kf_kb_task t = {0};
+		t.name = "x";
+		t.hash = "y";
+		CHECK(kf_kb_task_put(ro, &t, NULL, &err) != KF_OK);
+		CHECK_CONTAINS(err.msg, "read-only");
+		kf_kb_close(ro);
+	}
+	CHECK(kf_kb_open(tmp_path("missing.db"), KF_KB_READONLY, &ro, &err) == KF_ERR_NOTFOUND);
+	CHECK(ro == NULL);
+	CHECK(kf_kb_open(tmp_path("missing.db"), KF_KB_NOCREATE, &ro, &err) == KF_ERR_NOTFOUND);
+	kf_kb_close(NULL);
+}
+
+static void test_open_refuses_bad_files(void)
+{
+	struct kf_kb *kb = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	const char *junk = tmp_path("junk.db"), *newer = tmp_path("newer.db");
+	FILE *f = fopen(junk, "w");
+	sqlite3 *db;
+	fputs("this is not a database, just text that is long enough to be read as a header page\n", f);
+	fclose(f);
+	CHECK(kf_kb_open(junk, 0, &kb, &err) == KF_ERR_DB);
+	CHECK(kb == NULL);
+	kf_kb_close(open_new("newer.db"));
+	CHECK(sqlite3_open(newer, &db) == SQLITE_OK);
+	sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL);
+	sqlite3_close(db);
+	CHECK(kf_kb_open(newer, 0, &kb, &err) == KF_ERR_UNSUPPORTED);
+	CHECK_CONTAINS(err.msg, "newer");
+}
+
+/* Loads an earlier schema's fixture (SQL text) into a file with the raw SQLite API. */
+static bool load_fixture(const char *sql_path, const char *db_path)
+{
+	struct kf_buf b = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	sqlite3 *db;
+	char *msg = NULL;
+	bool ok;
+	unlink(db_path);
+	if (kf_buf_read_file(&b, sql_path, &err) != KF_OK) {
+		fprintf(stderr, "  %s\n", err.msg);
+		return false;
+	}
+	ok = sqlite3_open(db_path, &db) == SQLITE_OK && sqlite3_exec(db, b.data, NULL, NULL, &msg) == SQLITE_OK;
+	if (msg)
+		fprintf(stderr, "  %s\n", msg);
+	sqlite3_free(msg);
+	sqlite3_close(db);
+	kf_buf_release(&b);
+	return ok;
+}
+
+struct win_seen {
+	int n;
+	int64_t cand;
+	double speedup;
+};
+
+static int win_cb(void *ctx, const struct kf_kb_win *w)
+{
+	struct win_seen *s = ctx;
+	s->n++;
+	s->cand = w->candidate_id;
+	s->speedup = w->speedup;
+	return 0;
+}
+
+static int count_hits(void *ctx, const struct kf_kb_hit *h)
+{
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void test_migrate_from_v1(void)
+{
+	const char *p = tmp_path("v1.db");
+	struct kf_kb *kb = NULL, *ro = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct win_seen w = {0};
+	struct kf_kb_stats st;
+	int hits = 0;
+
+	CHECK(load_fixture("tests/data/kb/v1.sql", p));
+	CHECK_EQ_INT(sql_int(p, "PRAGMA user_version"), 1);
+	/* A read-only open cannot migrate and says so. */
+	CHECK(kf_kb_open(p, KF_KB_READONLY, &ro, &err) == KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "upgrade");
+	CHECKF(kf_kb_open(p, 0, &kb, &err) == KF_OK, "%s", err.msg);
+	if (!kb)
+		return;
+	CHECK_EQ_INT(kf_kb_schema_version(kb), 2);
+	CHECK(kf_kb_stats_get(kb, &st, &err) == KF_OK);
+	CHECK_EQ_INT(st.n_tasks, 2);
+	CHECK_EQ_INT(st.n_runs, 1);
+	CHECK_EQ_INT(st.n_candidates, 3);
+	CHECK_EQ_INT(st.n_llm_calls, 2);
+	CHECK_EQ_INT(st.n_evaluations, 3);
+	CHECK_EQ_INT(st.n_timings, 1);
+	CHECK_EQ_INT(st.n_verified, 2);
+	CHECK_NEAR(st.spend_usd, 0.0125, 1e-12);
+	/* The wins table is derived from v1's verified evaluations: candidate 2 at 1.8x. */
+	CHECK(kf_kb_wins_each(kb, win_cb, &w, &err) == KF_OK);
+	CHECK_EQ_INT(w.n, 1);
+	CHECK_EQ_INT(w.cand, 2);
+	CHECK_NEAR(w.speedup, 1.8, 1e-12);
+	/* FTS indexes cover the old rows. */
+	CHECK(kf_kb_search(kb, "warp_shuffle", 10, count_hits, &hits, &err) == KF_OK);
+	CHECK_EQ_INT(hits, 1);
+	hits = 0;
+	CHECK(kf_kb_search(kb, "elementwise", 10, count_hits, &hits, &err) == KF_OK);
+	CHECK_EQ_INT(hits, 1);
+	CHECK(kf_kb_check(kb, &err) == KF_OK);
+	/* New records go on after the old ones. */
+	CHECK_EQ_INT(step(kb, 1, 3, "__global__ void softmax3() {}", "pass", "cpu", 2.5), 4);
+	w.n = 0;
+	kf_kb_wins_each(kb, win_cb, &w, &err);
+	CHECK_EQ_INT(w.cand, 4);
+	kf_kb_close(kb);
+	/* Opening again is a no-op migration. */
+	CHECK(kf_kb_open(p, KF_KB_READONLY, &ro, &err) == KF_OK);
+	kf_kb_close(ro);
+}
+
+/* Version 0: an SQLite file that kforge never wrote to gets every migration. */
+static void test_migrate_from_v0(void)
+{
+	const char *p = tmp_path("v0.db");
+	struct kf_kb *kb = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	sqlite3 *db;
+	unlink(p);
+	/* Version 0: an empty SQLite file someone created. */
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	sqlite3_exec(db, "CREATE TABLE unrelated (x)", NULL, NULL, NULL);
+	sqlite3_close(db);
+	CHECK(kf_kb_open(p, 0, &kb, &err) == KF_OK);
+	CHECK(kb && kf_kb_schema_version(kb) == KF_KB_SCHEMA_VERSION);
+	kf_kb_close(kb);
+}
+
+struct calls_seen {
+	int n;
+	int seqs[16];
+	char errs[16];
+};
+
+static int call_cb(void *ctx, const struct kf_kb_llm_call *c)
+{
+	struct calls_seen *s = ctx;
+	if (s->n < 16) {
+		s->seqs[s->n] = c->seq;
+		s->errs[s->n] = c->error != NULL;
+	}
+	s->n++;
+	return 0;
+}
+
+struct run_seen {
+	int64_t n_calls, tokens_in, tokens_out, n_cand;
+	double spend;
+	char status[32];
+};
+
+static int run_cb(void *ctx, const struct kf_kb_run *r)
+{
+	struct run_seen *s = ctx;
+	s->n_calls = r->n_calls;
+	s->tokens_in = r->tokens_in;
+	s->tokens_out = r->tokens_out;
+	s->n_cand = r->n_candidates;
+	s->spend = r->spend_usd;
+	snprintf(s->status, sizeof(s->status), "%s", r->status);
+	return 0;
+}
+
+struct cand_seen {
+	int n;
+	int64_t ids[16], parents[16];
+	char tags[256];
+	char hash[65];
+};
+
+static int cand_cb(void *ctx, const struct kf_kb_candidate *c)
+{
+	struct cand_seen *s = ctx;
+	if (s->n < 16) {
+		s->ids[s->n] = c->id;
+		s->parents[s->n] = c->parent_id;
+	}
+	snprintf(s->tags, sizeof(s->tags), "%s", c->tags);
+	snprintf(s->hash, sizeof(s->hash), "%s", c->source_hash);
+	s->n++;
+	return 0;
+}
+
+struct eval_seen {
+	int n, n_shapes;
+	char verdict[32];
+	double max_abs0, max_rel1;
+};
+
+static int eval_cb(void *ctx, const struct kf_kb_eval *e)
+{
+	struct eval_seen *s = ctx;
+	s->n++;
+	s->n_shapes = (int)e->n_shapes;
+	snprintf(s->verdict, sizeof(s->verdict), "%s", e->verdict);
+	if (e->n_shapes >= 2) {
+		s->max_abs0 = e->shapes[0].max_abs;
+		s->max_rel1 = e->shapes[1].max_rel;
+	}
+	return 0;
+}
+
+static void test_record_and_read_back(void)
+{
+	struct kf_kb *kb = open_new("rec.db");
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_kb_llm_call call = {0};
+	struct kf_kb_candidate c = {0};
+	struct kf_kb_eval e = {0};
+	struct kf_kb_shape_row rows[2] = {{"{\"N\":7}", "pass", 1e-7, 0, ""}, {"{\"N\":4096}", "wrong_output", 0.5, NAN, "i=3"}};
+	struct calls_seen cs = {0};
+	struct run_seen rs = {0};
+	struct cand_seen cands = {0};
+	struct eval_seen es = {0};
+	int64_t task, task2, run, call_id = 0, c1, c2, eid = 0, found = 0;
+	int seq = -5;
+	const char *src = "// tiled\n__global__ void k(float *a) {\n  __shared__ float t[16][17];\n#pragma unroll\n"
+			  "  for (int i = 0; i < 4; i++) atomicAdd(a, t[0][i]);\n}\n";
+
+	if (!kb)
+		return;
+	task = put_task(kb, "matmul", "gemm", "C = A B");
+	/* The same (name, hash) is the same task. */
+	task2 = put_task(kb, "matmul", "gemm", "C = A B");
+	CHECK_EQ_INT(task, task2);
+	CHECK(kf_kb_task_find(kb, "matmul", &found, &err) == KF_OK);
+	CHECK_EQ_INT(found, task);
+	CHECK(kf_kb_task_find(kb, "nope", &found, &err) == KF_ERR_NOTFOUND);
+	run = begin_run(kb, task);
+
+	call.run_id = run;
+	call.seq = -1;
+	call.provider = "openai";
+	call.model = "m";
+	call.prompt = "[{\"role\":\"user\",\"content\":\"hi\"}]";
+	call.response = "```cuda\n...\n```";
+	call.tokens_in = 1000;
+	call.tokens_out = 250;
+	call.cost_usd = 0.0125;
+	call.latency_ms = 812.5;
+	CHECK(kf_kb_record_llm_call(kb, &call, &call_id, &seq, &err) == KF_OK);
+	CHECK_EQ_INT(seq, 0);
+	call.error = "http 529: overloaded";
+	call.tokens_out = 0;
+	CHECK(kf_kb_record_llm_call(kb, &call, NULL, &seq, &err) == KF_OK);
+	CHECK_EQ_INT(seq, 1);
+	/* A seq taken twice in one run is refused, and the counters do not move. */
+	call.seq = 1;
+	CHECK(kf_kb_record_llm_call(kb, &call, NULL, NULL, &err) == KF_ERR_DB);
+	CHECK(kf_kb_llm_calls_each(kb, run, call_cb, &cs, &err) == KF_OK);
+	CHECK_EQ_INT(cs.n, 2);
+	CHECK(cs.seqs[0] == 0 && cs.seqs[1] == 1 && !cs.errs[0] && cs.errs[1]);
+	CHECK(kf_kb_run_get(kb, run, run_cb, &rs, &err) == KF_OK);
+	CHECK_EQ_INT(rs.n_calls, 2);
+	CHECK_EQ_INT(rs.tokens_in, 2000);
+	CHECK_EQ_INT(rs.tokens_out, 250);
+	CHECK_NEAR(rs.spend, 0.025, 1e-12);
+	CHECK_STR(rs.status, "running");
+
+	c.run_id = run;
+	c.source = src;
+	c.llm_call_id = call_id;
+	CHECK(kf_kb_record_candidate(kb, &c, &c1, &err) == KF_OK);
+	e.candidate_id = c1;
+	e.backend = "cuda";
+	e.arch = "sm_90";
+	e.dtype = "f32";
+	e.verdict = "wrong_output";
+	e.reason = "index 3";
+	e.shapes = rows;
+	e.n_shapes = 2;
+	CHECK(kf_kb_record_eval(kb, &e, NULL, 0, &eid, &err) == KF_OK);
+	CHECK(eid > 0);
+	c2 = step(kb, run, c1, "__global__ void k2() { float4 v; }", "pass", "sm_90", 1.5);
+	CHECK(kf_kb_candidates_each(kb, run, cand_cb, &cands, &err) == KF_OK);
+	CHECK_EQ_INT(cands.n, 2);
+	CHECK(cands.ids[0] == c1 && cands.ids[1] == c2 && cands.parents[1] == c1 && cands.parents[0] == 0);
+	CHECK_STR(cands.tags, "vectorized_loads");
+	CHECK_EQ_INT(strlen(cands.hash), 64);
+	cands.n = 0;
+	kf_kb_candidate_get(kb, c1, cand_cb, &cands, &err);
+	CHECK_STR(cands.tags, "shared_memory,smem_tiling,loop_unroll,atomics");
+	CHECK(kf_kb_evals_each(kb, 0, c1, eval_cb, &es, &err) == KF_OK);
+	CHECK_EQ_INT(es.n, 1);
+	CHECK_EQ_INT(es.n_shapes, 2);
+	CHECK_STR(es.verdict, "wrong_output");
+	CHECK_NEAR(es.max_abs0, 1e-7, 1e-20);
+	CHECK(isnan(es.max_rel1));
+	/* Invalid records are refused and leave nothing behind. */
+	memset(&c, 0, sizeof(c));
+	c.run_id = 999;
+	c.source = "x";
+	CHECK(kf_kb_record_candidate(kb, &c, NULL, &err) == KF_ERR_NOTFOUND);
+	memset(&e, 0, sizeof(e));
+	e.candidate_id = 12345;
+	e.verdict = "pass";
+	CHECK(kf_kb_record_eval(kb, &e, NULL, 0, NULL, &err) == KF_ERR_DB); /* foreign key */
+	e.candidate_id = c1;
+	e.speedup = NAN;
+	CHECK(kf_kb_record_eval(kb, &e, NULL, 0, NULL, &err) == KF_ERR_INVALID);
+	CHECK(kf_kb_run_set_status(kb, run, "done", &err) == KF_OK);
+	CHECK(kf_kb_run_set_status(kb, 4242, "done", &err) == KF_ERR_NOTFOUND);
+	kf_kb_run_get(kb, run, run_cb, &rs, &err);
+	CHECK_STR(rs.status, "done");
+	CHECK_EQ_INT(rs.n_cand, 2);
+	CHECK(kf_kb_check(kb, &err) == KF_OK);
+	kf_kb_close(kb);
+}
+
+static void test_wins(void)
+{
+	struct kf_kb *kb = open_new("wins.db");
+	struct kf_err err = KF_ERR_INIT;
+	struct win_seen w = {0};
+	int64_t run, a, b;
+	if (!kb)
+		return;
+	run = begin_run(kb, put_task(kb, "relu", "elementwise", "max(x, 0)"));
+	a = step(kb, run, 0, "__global__ void a() {}", "pass", "sm_90", 1.5);
+	step(kb, run, a, "__global__ void b() {}", "pass", "sm_90", 1.2);        /* slower: no change */
+	step(kb, run, a, "__global__ void c() {}", "wrong_output", "sm_90", 9); /* wrong: never a win */
+	step(kb, run, a, "__global__ void d() {}", "pass", "sm_90", 1.5);        /* a tie keeps the first */
+	CHECK(kf_kb_wins_each(kb, win_cb, &w, &err) == KF_OK);
+	CHECK_EQ_INT(w.n, 1);
+	CHECK_EQ_INT(w.cand, a);
+	b = step(kb, run, a, "__global__ void e() {}", "pass", "sm_90", 2.0);
+	step(kb, run, a, "__global__ void f() {}", "pass", "sm_80", 1.1); /* another arch: its own win */
+	memset(&w, 0, sizeof(w));
+	kf_kb_wins_each(kb, win_cb, &w, &err);
+	CHECK_EQ_INT(w.n, 2);
+	{
+		double best = 0;
+		CHECK(kf_kb_candidate_best(kb, b, "sm_90", &best, &err) == KF_OK);
+		CHECK_NEAR(best, 2.0, 1e-12);
+		CHECK(kf_kb_candidate_best(kb, b, "sm_80", &best, &err) == KF_OK);
+		CHECK_NEAR(best, 0, 0);
+	}
+	kf_kb_close(kb);
+}
+
+static void test_nested_transactions(void)
+{
+	struct kf_kb *kb = open_new("tx.db");
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_kb_candidate bad = {0};
+	struct cand_seen cands = {0};
+	int64_t run;
+	if (!kb)
+		return;
+	run = begin_run(kb, put_task(kb, "t", "c", "d"));
+	CHECK(kf_kb_begin(kb, &err) == KF_OK);
+	step(kb, run, 0, "__global__ void one() {}", "pass", "sm_90", 1.1);
+	bad.run_id = run;
+	bad.source = "__global__ void two() {}";
+	bad.parent_id = 777; /* no such parent: the inner step fails alone */
+	CHECK(kf_kb_record_candidate(kb, &bad, NULL, &err) == KF_ERR_DB);
+	step(kb, run, 0, "__global__ void three() {}", NULL, NULL, 0);
+	CHECK(kf_kb_commit(kb, &err) == KF_OK);
+	kf_kb_candidates_each(kb, run, cand_cb, &cands, &err);
+	CHECK_EQ_INT(cands.n, 2);
+	/* A rolled back outer transaction leaves nothing. */
+	CHECK(kf_kb_begin(kb, &err) == KF_OK);
+	step(kb, run, 0, "__global__ void four() {}", NULL, NULL, 0);
+	kf_kb_rollback(kb);
+	cands.n = 0;
+	kf_kb_candidates_each(kb, run, cand_cb, &cands, &err);
+	CHECK_EQ_INT(cands.n, 2);
+	kf_kb_close(kb);
+}
+
+struct tag_case {
+	const char *src, *want;
+};
+
+static void test_tags(void)
+{
+	static const struct tag_case cases[] = {
+		{"__global__ void k(float *x) { x[0] = 1; }", ""},
+		{"// __shared__ float t[32][32]; #pragma unroll\n/* atomicAdd( */ __global__ void k() {}", ""},
+		{"__shared__ float tile[32][33];", "shared_memory,smem_tiling"},
+		{"extern __shared__ float buf[];", "shared_memory,dynamic_smem"},
+		{"float4 v = reinterpret_cast<const float4 *>(x)[i];", "vectorized_loads"},
+		{"v += __shfl_xor_sync(0xffffffff, v, 16);", "warp_shuffle"},
+		{"unsigned m = __ballot_sync(0xffffffff, p);", "warp_vote"},
+		{"wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;", "tensor_cores"},
+		{"asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, ...\");",
+		 "tensor_cores,inline_ptx"},
+		{"asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 ...\");",
+		 "tensor_cores,inline_ptx"},
+		{"asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(s), \"l\"(g));",
+		 "async_copy,inline_ptx"},
+		{"__pipeline_memcpy_async(&s[i], &g[i], 16);", "async_copy"},
+		{"#pragma unroll 4\nfor (;;) {}", "loop_unroll"},
+		{"y = __expf(x) * __fdividef(1.f, s);", "fast_math"},
+		{"y = expf(x);", ""},
+		{"atomicAdd(&out[0], v); atomicCAS(p, 0, 1);", "atomics"},
+		{"__half2 h = __float2half2_rn(x);", "vectorized_loads,half_precision"}, /* a packed pair */
+		{"float v = __ldg(&x[i]);", "readonly_cache"},
+		{"__global__ void __launch_bounds__(256) k(const float *__restrict__ x) {}", "launch_bounds,restrict"},
+		{"for (int i = idx; i < n; i += blockDim.x * gridDim.x) {}", "grid_stride"},
+		{"namespace cg = cooperative_groups; cg::thread_block b;", "cooperative_groups"},
+		{"__constant__ float w[64];", "constant_memory"},
+		{"const char *s = \"// not a comment\"; atomicAdd(p, 1);", "atomics"},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
+		struct kf_buf b = KF_BUF_INIT(4096);
+		struct kf_err err = KF_ERR_INIT;
+		CHECK(kf_kb_tags_extract(cases[i].src, strlen(cases[i].src), &b, &err) == KF_OK);
+		CHECKF(!strcmp(b.data, cases[i].want), "case %zu: got '%s', want '%s'", i, b.data, cases[i].want);
+		kf_buf_release(&b);
+	}
+	CHECK(kf_kb_tag_names()[0] != NULL);
+}
+
+/* The retrieval fixture: softmax (reduction) is the query; its own kernels, two other reductions, a
+ * normalization task whose description mentions softmax, and an unrelated gemm. */
+static struct kf_kb *retrieval_fixture(int64_t ids[8])
+{
+	struct kf_kb *kb = open_new("retr.db");
+	int64_t sm, lse, rsum, ln, mm, run;
+	if (!kb)
+		return NULL;
+	sm = put_task(kb, "softmax", "reduction", "row-wise softmax of a 2-D float tensor");
+	lse = put_task(kb, "logsumexp", "reduction", "log of the sum of exponentials over rows");
+	rsum = put_task(kb, "row_sum", "reduction", "sum of each row");
+	ln = put_task(kb, "layernorm", "normalization", "layer normalization over rows, like softmax a row reduction");
+	mm = put_task(kb, "matmul", "gemm", "dense matrix multiply");
+
+	run = begin_run(kb, sm);
+	ids[0] = step(kb, run, 0, "__global__ void sm0() {}", "pass", "sm_90", 1.0);
+	ids[1] = step(kb, run, ids[0], "__global__ void sm1() { __shfl_xor_sync(~0u, 0, 1); }", "pass", "sm_90", 2.5);
+	ids[2] = step(kb, run, ids[1], "__global__ void sm2() { __shfl_xor_sync(~0u, 0, 1); float4 v; }", "pass",
+		      "sm_90", 3.5);
+	step(kb, run, ids[2], "__global__ void sm3() {}", "wrong_output", "sm_90", 50.0); /* never an example */
+	step(kb, run, ids[2], "__global__ void sm4() {}", "pass", "sm_80", 9.0);          /* other arch */
+	run = begin_run(kb, lse);
+	ids[3] = step(kb, run, 0, "__global__ void lse() {}", "pass", "sm_90", 1.7);
+	run = begin_run(kb, rsum);
+	ids[4] = step(kb, run, 0, "__global__ void rsum() {}", "pass", "sm_90", 4.0);
+	run = begin_run(kb, ln);
+	ids[5] = step(kb, run, 0, "__global__ void ln() {}", "pass", "sm_90", 1.3);
+	run = begin_run(kb, mm);
+	ids[6] = step(kb, run, 0, "__global__ void mm() {}", "pass", "sm_90", 8.0);
+	return kb;
+}
+
+static void test_examples_ranking(void)
+{
+	int64_t ids[8];
+	struct kf_kb *kb = retrieval_fixture(ids);
+	struct kf_kb_example *ex = NULL, *ex2 = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	size_t n = 0, n2 = 0;
+	if (!kb)
+		return;
+	CHECK(kf_kb_examples_for(kb, "softmax", "sm_90", 6, &ex, &n, &err) == KF_OK);
+	CHECK_EQ_INT(n, 6);
+	if (n == 6) {
+		/* Same task first, best first; then same category by speedup; then FTS (layernorm mentions
+		 * softmax and rows); matmul never (no shared words). */
+		CHECK_EQ_INT(ex[0].candidate_id, ids[2]);
+		CHECK_EQ_INT(ex[1].candidate_id, ids[1]);
+		CHECK_EQ_INT(ex[2].candidate_id, ids[0]);
+		CHECK(ex[0].same_task && ex[2].same_task && !ex[3].same_task);
+		CHECK_EQ_INT(ex[3].candidate_id, ids[4]);
+		CHECK_EQ_INT(ex[4].candidate_id, ids[3]);
+		CHECK_EQ_INT(ex[5].candidate_id, ids[5]);
+		CHECK_STR(ex[5].task_name, "layernorm");
+		CHECK_NEAR(ex[0].speedup, 3.5, 1e-12);
+		CHECK_NEAR(ex[0].parent_speedup, 2.5, 1e-12);
+		CHECK_EQ_INT(ex[0].parent_id, ids[1]);
+		CHECK_STR(ex[0].change, "diff of #2: +vectorized_loads");
+		CHECK_CONTAINS(ex[0].source, "sm2");
+		CHECK_STR(ex[3].category, "reduction");
+	}
+	/* Deterministic: the same database gives the same list. */
+	CHECK(kf_kb_examples_for(kb, "softmax", "sm_90", 6, &ex2, &n2, &err) == KF_OK);
+	CHECK_EQ_INT(n2, n);
+	for (size_t i = 0; i < n && i < n2; i++)
+		CHECK_EQ_INT(ex[i].candidate_id, ex2[i].candidate_id);
+	kf_kb_examples_free(ex, n);
+	kf_kb_examples_free(ex2, n2);
+	/* Another arch sees only its own verified kernels. */
+	CHECK(kf_kb_examples_for(kb, "softmax", "sm_80", 5, &ex, &n, &err) == KF_OK);
+	CHECK_EQ_INT(n, 1);
+	kf_kb_examples_free(ex, n);
+	/* k limits; k = 0 is empty; unknown task is an error. */
+	CHECK(kf_kb_examples_for(kb, "softmax", "sm_90", 2, &ex, &n, &err) == KF_OK);
+	CHECK_EQ_INT(n, 2);
+	kf_kb_examples_free(ex, n);
+	CHECK(kf_kb_examples_for(kb, "softmax", NULL, 0, &ex, &n, &err) == KF_OK);
+	CHECK(n == 0 && ex == NULL);
+	CHECK(kf_kb_examples_for(kb, "nope", NULL, 3, &ex, &n, &err) == KF_ERR_NOTFOUND);
+	/* A task with no verified kernels of its own still gets its neighbours'. */
+	CHECK(kf_kb_examples_for(kb, "matmul", "sm_90", 3, &ex, &n, &err) == KF_OK);
+	CHECK(n == 1 && ex[0].same_task);
+	kf_kb_examples_free(ex, n);
+	kf_kb_close(kb);
+}
+
+static void test_search(void)
+{
+	int64_t ids[8];
+	struct kf_kb *kb = retrieval_fixture(ids);
+	struct kf_err err = KF_ERR_INIT;
+	int hits = 0;
+	if (!kb)
+		return;
+	CHECK(kf_kb_search(kb, "softmax", 10, count_hits, &hits, &err) == KF_OK);
+	CHECK_EQ_INT(hits, 2); /* softmax, layernorm (its description) */
+	hits = 0;
+	CHECK(kf_kb_search(kb, "vectorized_loads", 10, count_hits, &hits, &err) == KF_OK);
+	CHECK_EQ_INT(hits, 1);
+	hits = 0;
+	/* FTS5 syntax in the text is taken as words, never as a query. */
+	CHECK(kf_kb_search(kb, "NEAR(\"x\" OR matmul*", 10, count_hits, &hits, &err) == KF_OK);
+	CHECK(kf_kb_search(kb, "(( ))", 10, count_hits, &hits, &err) == KF_ERR_INVALID);
+	kf_kb_close(kb);
+}
+
+/* Two processes record into one file at once: the busy timeout and BEGIN IMMEDIATE serialise them. */
+static void test_concurrent_writers(void)
+{
+	struct kf_kb *kb = open_new("conc.db");
+	const char *p = tmp_path("conc.db");
+	struct kf_err err = KF_ERR_INIT;
+	int64_t task;
+	pid_t pids[2];
+	enum { N = 150 };
+	if (!kb)
+		return;
+	task = put_task(kb, "conc", "test", "two writers");
+	kf_kb_close(kb);
+	for (int w = 0; w < 2; w++) {
+		pids[w] = fork();
+		if (pids[w] == 0) {
+			struct kf_kb *k = NULL;
+			struct kf_err e = KF_ERR_INIT;
+			int64_t run;
+			char src[128];
+			if (kf_kb_open(p, 0, &k, &e) != KF_OK)
+				_exit(10);
+			run = begin_run(k, task);
+			for (int i = 0; i < N; i++) {
+				struct kf_kb_candidate c = {0};
+				struct kf_kb_eval ev = {0};
+				snprintf(src, sizeof(src), "__global__ void w%d_%d() {}", w, i);
+				c.run_id = run;
+				c.source = src;
+				ev.verdict = "pass";
+				ev.arch = "sm_90";
+				ev.dtype = "f32";
+				ev.speedup = 1.0 + i * 0.01 + w * 0.001;
+				if (kf_kb_record_step(k, &c, &ev, NULL, 0, NULL, NULL, &e) != KF_OK) {
+					fprintf(stderr, "writer %d: %s\n", w, e.msg);
+					_exit(11);
+				}
+			}
+			kf_kb_close(k);
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < 2; w++) {
+		int status = 0;
+		waitpid(pids[w], &status, 0);
+		CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d status %d", w, status);
+	}
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM candidates"), 2 * N);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM evaluations"), 2 * N);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM runs"), 2);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM wins"), 1);
+	kb = NULL;
+	CHECK(kf_kb_open(p, 0, &kb, &err) == KF_OK);
+	CHECK(kb && kf_kb_check(kb, &err) == KF_OK);
+	kf_kb_close(kb);
+}
+
+static void cleanup(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct kf_test_case cases[] = {
+		TEST(test_open_creates_schema),
+		TEST(test_open_refuses_bad_files),
+		TEST(test_migrate_from_v1),
+		TEST(test_migrate_from_v0),
+		TEST(test_record_and_read_back),
+		TEST(test_wins),
+		TEST(test_nested_transactions),
+		TEST(test_tags),
+		TEST(test_examples_ranking),
+		TEST(test_search),
+		TEST(test_concurrent_writers),
+	};
+	int rc;
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
+	cleanup();
+	return rc;
+}
