@@ -123,10 +123,10 @@ static void test_text(void)
 	kf_buf_release(&small);
 	kf_buf_release(&b);
 
-	char t[32];
-	kf_format_ns(850, t, sizeof(t));
+	char t_buf[32], *t = t_buf;
+	kf_format_ns(850, t, sizeof(t_buf));
 	CHECK_STR(t, "850 ns");
-	kf_format_ns(1.234e6, t, sizeof(t));
+	kf_format_ns(1.234e6, t, sizeof(t_buf));
 	CHECK_STR(t, "1.23 ms");
 }
 

@@ -1,0 +1,181 @@
+/* The cuda backend without a GPU: "no driver" and "stub driver" are unavailable with a clear reason
+ * (called directly, and through `kforge-worker --probe cuda`), error naming and stickiness, the launch
+ * checks against device limits, and the interval union used for CUPTI timing. The backend's sources are
+ * compiled into this test (they live in the worker, not in libkforge.a). On a machine with a GPU the
+ * "no driver" checks skip and the init is checked to succeed instead. */
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../sandbox/cuda/backend.c"
+#include "../../sandbox/cuda/cupti.c"
+#include "../../sandbox/cuda/driver.c"
+#include "testing.h"
+
+static const char *worker_path(void)
+{
+	const char *w = getenv("KFORGE_WORKER");
+	return w && *w ? w : "build/kforge-worker";
+}
+
+/* Runs cmd through the shell; its stdout into out (bounded), returns the exit status or -1. */
+static int run_cmd(const char *cmd, char *out, size_t out_len)
+{
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	size_t n = fread(out, 1, out_len - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_init_no_driver(void)
+{
+	struct kf_worker_opts opts = {.backend = KF_BACKEND_CUDA};
+	struct kf_device_info info;
+	char msg_buf[512] = "", *msg = msg_buf;
+	enum kf_status st = kf_backend_cuda.init(&opts, &info, msg, sizeof(msg_buf));
+	if (st == KF_OK) {
+		/* a real GPU here: the facts must be filled */
+		CHECK(info.sm_count > 0);
+		CHECK(strncmp(info.arch, "sm_", 3) == 0);
+		CHECK(info.max_threads_per_block >= 1024);
+		kf_backend_cuda.shutdown();
+		KF_SKIP("a CUDA driver and device are present");
+	}
+	CHECK_EQ_INT(st, KF_ERR_UNAVAILABLE);
+	fprintf(stderr, "  reason: %s\n", msg);
+	/* no libcuda.so.1 on the loader path, or a stub/no device/mismatch: each names its cause */
+	CHECKF(strstr(msg, "no CUDA driver: libcuda.so.1") || strstr(msg, "stub") || strstr(msg, "no CUDA device") ||
+		       strstr(msg, "mismatch"),
+	       "unclear reason '%s'", msg);
+	CHECK(strstr(msg, "cannot open shared object file") || !strstr(msg, "no CUDA driver"));
+	/* every op refuses cleanly before a successful init */
+	uint64_t d = 1;
+	CHECK_EQ_INT(kf_backend_cuda.alloc(64, &d, msg, sizeof(msg_buf)), KF_ERR_INTERNAL);
+	CHECK_EQ_INT(d, 0);
+	CHECK_CONTAINS(msg, "not initialized");
+	bool fatal = true;
+	struct kf_be_run_stats stats;
+	CHECK_EQ_INT(kf_backend_cuda.run(NULL, 0, false, &stats, &fatal, msg, sizeof(msg_buf)), KF_ERR_INTERNAL);
+	CHECK(!fatal);
+	kf_backend_cuda.shutdown(); /* harmless when never initialized */
+}
+
+static void test_probe_no_driver(void)
+{
+	char cmd[1024], out_buf[4096], *out = out_buf;
+	if (access(worker_path(), X_OK) != 0)
+		KF_SKIP("no kforge-worker binary (set KFORGE_WORKER)");
+	snprintf(cmd, sizeof(cmd), "'%s' --probe cuda 2>/dev/null", worker_path());
+	int rc = run_cmd(cmd, out, sizeof(out_buf));
+	if (rc == 0)
+		KF_SKIP("a CUDA device is present");
+	CHECK_EQ_INT(rc, 4);
+	CHECK_CONTAINS(out, "available=0");
+	CHECK_CONTAINS(out, "status=unavailable");
+	CHECK_CONTAINS(out, "reason=");
+}
+
+/* With the toolkit's stub on the loader path as libcuda.so.1, cuInit returns 34 and the reason says so. */
+static void test_probe_stub_driver(void)
+{
+	const char *stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+	char dir[] = "/tmp/kforge-stub.XXXXXX", link_path[256], cmd[1024], out_buf[4096], *out = out_buf;
+	if (access(stub, R_OK) != 0)
+		KF_SKIP("no CUDA toolkit stub libcuda.so");
+	if (access(worker_path(), X_OK) != 0)
+		KF_SKIP("no kforge-worker binary (set KFORGE_WORKER)");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(link_path, sizeof(link_path), "%s/libcuda.so.1", dir);
+	CHECK(symlink(stub, link_path) == 0);
+	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH='%s' '%s' --probe cuda 2>/dev/null", dir, worker_path());
+	int rc = run_cmd(cmd, out, sizeof(out_buf));
+	unlink(link_path);
+	rmdir(dir);
+	CHECK_EQ_INT(rc, 4);
+	CHECK_CONTAINS(out, "available=0");
+	CHECK_CONTAINS(out, "stub");
+	CHECK_CONTAINS(out, "34");
+	CHECK_CONTAINS(out, "CUDA_ERROR_STUB_LIBRARY");
+}
+
+static void test_error_names(void)
+{
+	CHECK_STR(kf_cu_error_name((CUresult)700), "CUDA_ERROR_ILLEGAL_ADDRESS");
+	CHECK_STR(kf_cu_error_name((CUresult)34), "CUDA_ERROR_STUB_LIBRARY");
+	CHECK_STR(kf_cu_error_name((CUresult)12345), "CUDA_ERROR_12345");
+	const int sticky[] = {700, 702, 710, 714, 715, 716, 717, 718, 719};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(sticky); i++)
+		CHECKF(kf_cu_error_sticky((CUresult)sticky[i]), "%d should be sticky", sticky[i]);
+	const int soft[] = {1, 2, 200, 209, 500, 701, 720};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(soft); i++)
+		CHECKF(!kf_cu_error_sticky((CUresult)soft[i]), "%d should not be sticky", soft[i]);
+}
+
+static void test_union(void)
+{
+	/* [0,10) [5,15) [20,30) [30,31) [25,26): 15 + 11 = 26 */
+	uint64_t s[] = {20, 0, 5, 30, 25}, e[] = {30, 10, 15, 31, 26};
+	CHECK_EQ_INT(kf_cupti_union_ns(s, e, 5), 26);
+	/* nested child kernel inside its parent counts once */
+	uint64_t s2[] = {100, 120}, e2[] = {200, 150};
+	CHECK_EQ_INT(kf_cupti_union_ns(s2, e2, 2), 100);
+	/* a gap between two launches is not counted */
+	uint64_t s3[] = {0, 1000}, e3[] = {400, 1300};
+	CHECK_EQ_INT(kf_cupti_union_ns(s3, e3, 2), 700);
+	CHECK_EQ_INT(kf_cupti_union_ns(NULL, NULL, 0), 0);
+	/* a record with end < start (clock glitch) contributes nothing */
+	uint64_t s4[] = {50}, e4[] = {40};
+	CHECK_EQ_INT(kf_cupti_union_ns(s4, e4, 1), 0);
+}
+
+/* The launch checks need device facts only; they run before any driver call. H100-like limits. */
+static void test_launch_checks(void)
+{
+	memset(&g, 0, sizeof(g));
+	snprintf(g.info.name, sizeof(g.info.name), "NVIDIA H100");
+	g.info.max_threads_per_block = 1024;
+	g.info.max_block[0] = 1024, g.info.max_block[1] = 1024, g.info.max_block[2] = 64;
+	g.info.max_grid[0] = 2147483647, g.info.max_grid[1] = 65535, g.info.max_grid[2] = 65535;
+	g.info.max_smem_per_block = 49152;
+	g.info.max_smem_per_block_optin = 232448;
+	g.regs_per_block = 65536;
+	struct func f = {.name = "k", .regs = 32, .static_smem = 1024, .max_threads = 1024};
+	struct kf_be_launch L = {.kernel = "k", .grid = {100, 1, 1}, .block = {256, 1, 1}, .smem_bytes = 4096, .line = 7};
+	char msg_buf[512], *msg = msg_buf;
+
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_OK);
+
+	L.grid[1] = 70000;
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "line 7: grid y = 70000");
+	L.grid[1] = 1;
+	L.block[2] = 65;
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "block z = 65");
+	L.block[0] = 64, L.block[1] = 32, L.block[2] = 1; /* 2048 threads */
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "2048 threads");
+	L.block[0] = 1024, L.block[1] = 1;
+	f.regs = 128; /* 1024 x 128 = 131072 registers */
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "128 registers per thread");
+	f.regs = 64;
+	f.max_threads = 512; /* the function's own limit */
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "at most 512 threads");
+	f.max_threads = 1024;
+	L.smem_bytes = 232448; /* + 1024 static is over the opt-in limit */
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "233472 bytes of shared memory");
+	L.grid[0] = 0;
+	L.smem_bytes = 0;
+	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "grid x = 0");
+	memset(&g, 0, sizeof(g));
+}
+
+KF_TEST_MAIN(TEST(test_init_no_driver), TEST(test_probe_no_driver), TEST(test_probe_stub_driver),
+	     TEST(test_error_names), TEST(test_union), TEST(test_launch_checks))
