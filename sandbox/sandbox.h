@@ -133,7 +133,10 @@ enum {
 	KF_STEP_REALLOC = 1 << 0,  /* free the slot's buffers and allocate new ones (new addresses) */
 	KF_STEP_COPY_IN = 1 << 1,  /* copy every buffer with in_off >= 0 from the arena */
 	KF_STEP_POISON = 1 << 2,   /* fill output/scratch data with poison and every guard with the canary */
-	KF_STEP_COPY_OUT = 1 << 3, /* copy [guard|data|guard] of every buffer with out_off >= 0 to the arena */
+	KF_STEP_COPY_OUT = 1 << 3, /* copy [guard|data|guard] of every buffer with out_off >= 0 to the arena:
+				      KF_GUARD_BYTES + n_bytes + KF_GUARD_BYTES bytes; guard byte k holds byte
+				      k % 4 of the little-endian canary, counted from each guard's first byte
+				      (sandbox/common/proto.h) */
 	KF_STEP_FLUSH_L2 = 1 << 4, /* flush the L2 before each rep (cuda) */
 	KF_STEP_TIME = 1 << 5,     /* record a time per rep */
 };
@@ -179,6 +182,9 @@ enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step,
 			       struct kf_err *err);
 /* Ends the worker (kills its process group if needed); ru (may be NULL) gets its rusage. NULL ok. */
 void kf_session_end(struct kf_session *s, struct rusage *ru);
+/* What the worker wrote to its stdout and stderr so far (at most 64 KiB; sanitizer reports land here).
+ * Never NULL; valid until the next call on s. */
+const char *kf_session_log(const struct kf_session *s);
 
 /* Starts a worker only to read its HELLO: is the backend usable here, and what device is it. */
 enum kf_status kf_device_probe(enum kf_backend_kind b, const char *worker_path, struct kf_device_info *info,

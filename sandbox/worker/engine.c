@@ -1,0 +1,325 @@
+/* The worker's step engine: allocation slots of guarded buffers, poison and canary fills, copies
+ * between the shared arena and the device, and the timed repetitions of the plan. Backend-neutral:
+ * everything goes through struct kf_backend_ops (device addresses are plain uint64_t). */
+#include "worker.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define G ((uint64_t)KF_GUARD_BYTES)
+
+static uint64_t padded(uint64_t n_bytes)
+{
+	return (n_bytes + KF_PROTO_DATA_ALIGN - 1) / KF_PROTO_DATA_ALIGN * KF_PROTO_DATA_ALIGN;
+}
+
+static uint64_t alloc_bytes(uint64_t n_bytes)
+{
+	return G + padded(n_bytes) + G;
+}
+
+void kf_wk_init(struct kf_wk *wk, const struct kf_backend_ops *ops)
+{
+	memset(wk, 0, sizeof(*wk));
+	wk->ops = ops;
+	wk->image_fd = -1;
+	wk->arena_fd = -1;
+}
+
+static void slot_free(struct kf_wk *wk, struct kf_wk_slot *sl)
+{
+	if (!sl->live)
+		return;
+	for (uint32_t i = 0; i < wk->setup.n_buffers; i++)
+		if (sl->base[i])
+			wk->ops->free(sl->base[i]);
+	memset(sl, 0, sizeof(*sl));
+}
+
+void kf_wk_release(struct kf_wk *wk)
+{
+	for (int s = 0; s < KF_MAX_SLOTS; s++)
+		slot_free(wk, &wk->slots[s]);
+	if (wk->image)
+		munmap(wk->image, wk->setup.image_len);
+	if (wk->arena)
+		munmap(wk->arena, wk->setup.arena_bytes);
+	if (wk->image_fd >= 0)
+		close(wk->image_fd);
+	if (wk->arena_fd >= 0)
+		close(wk->arena_fd);
+	wk->image = wk->arena = NULL;
+	wk->image_fd = wk->arena_fd = -1;
+	wk->ready = false;
+}
+
+/* Maps `len` bytes of fd after checking the file really holds them (a short memfd would SIGBUS). */
+static enum kf_status map_fd(int fd, uint64_t len, int prot, int flags, uint8_t **out, const char *what, char *msg,
+			     size_t msg_len)
+{
+	struct stat sb;
+	void *p;
+
+	if (fstat(fd, &sb) < 0) {
+		snprintf(msg, msg_len, "cannot stat the %s: %s", what, strerror(errno));
+		return KF_ERR_IO;
+	}
+	if (sb.st_size < 0 || (uint64_t)sb.st_size < len) {
+		snprintf(msg, msg_len, "the %s holds %lld bytes, setup says %llu", what, (long long)sb.st_size,
+			 (unsigned long long)len);
+		return KF_ERR_INVALID;
+	}
+	if (len == 0) {
+		*out = NULL;
+		return KF_OK;
+	}
+	p = mmap(NULL, len, prot, flags, fd, 0);
+	if (p == MAP_FAILED) {
+		snprintf(msg, msg_len, "cannot map the %s (%llu bytes): %s", what, (unsigned long long)len,
+			 strerror(errno));
+		return KF_ERR_NOMEM;
+	}
+	*out = p;
+	return KF_OK;
+}
+
+enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int image_fd, int arena_fd, char *msg,
+			   size_t msg_len)
+{
+	const char *names[KF_MAX_LAUNCHES];
+	size_t n_names = 0;
+	enum kf_status st;
+
+	wk->setup = *s;
+	wk->image_fd = image_fd;
+	wk->arena_fd = arena_fd;
+	st = map_fd(image_fd, s->image_len, PROT_READ, MAP_PRIVATE, &wk->image, "module image", msg, msg_len);
+	if (st)
+		return st;
+	st = map_fd(arena_fd, s->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, &wk->arena, "arena", msg, msg_len);
+	if (st)
+		return st;
+
+	/* Each kernel name once, in plan order. */
+	for (uint32_t l = 0; l < s->n_launches; l++) {
+		bool seen = false;
+		for (size_t k = 0; k < n_names; k++)
+			seen = seen || !strcmp(names[k], wk->setup.launches[l].kernel);
+		if (!seen)
+			names[n_names++] = wk->setup.launches[l].kernel;
+	}
+	st = wk->ops->load(wk->image, s->image_len, image_fd, names, n_names, msg, msg_len);
+	if (st)
+		return st;
+
+	for (uint32_t l = 0; l < s->n_launches; l++) {
+		const struct kf_plan_launch *pl = &wk->setup.launches[l];
+		struct kf_be_launch *bl = &wk->launches[l];
+		bl->kernel = pl->kernel;
+		memcpy(bl->grid, pl->grid, sizeof(bl->grid));
+		memcpy(bl->block, pl->block, sizeof(bl->block));
+		bl->smem_bytes = pl->smem_bytes;
+		bl->line = pl->line;
+		bl->args = wk->argp[l];
+		for (uint32_t a = 0; a < pl->n_args; a++) {
+			wk->argval[l][a] = 0;
+			/* A scalar's bytes sit at the start of its 8-byte cell, as the kernel reads them. */
+			if (pl->args[a].kind == KF_PARG_SCALAR)
+				memcpy(&wk->argval[l][a], pl->args[a].bytes, pl->args[a].size);
+			wk->argp[l][a] = &wk->argval[l][a];
+		}
+	}
+	wk->ready = true;
+	return KF_OK;
+}
+
+/* Allocates a fresh set of buffers for a slot. The old set stays allocated until the new one exists,
+ * so every address changes (a kernel that cached a pointer from a previous step is caught). */
+static enum kf_status slot_alloc(struct kf_wk *wk, struct kf_wk_slot *sl, char *msg, size_t msg_len)
+{
+	struct kf_wk_slot fresh = {.live = true};
+	enum kf_status st;
+
+	for (uint32_t i = 0; i < wk->setup.n_buffers; i++) {
+		st = wk->ops->alloc(alloc_bytes(wk->setup.buffers[i].n_bytes), &fresh.base[i], msg, msg_len);
+		if (st) {
+			for (uint32_t j = 0; j < i; j++)
+				wk->ops->free(fresh.base[j]);
+			return st;
+		}
+	}
+	slot_free(wk, sl);
+	*sl = fresh;
+	return KF_OK;
+}
+
+/* Fills n bytes at dst with the little-endian bytes of pat, byte k of the region being byte k % 4 of
+ * the pattern, whatever dst's alignment: fill32 gets only 4-byte-aligned runs of whole words; the
+ * ragged ends go through htod. */
+static enum kf_status fill_bytes(struct kf_wk *wk, uint64_t dst, uint32_t pat, uint64_t n, char *msg,
+				 size_t msg_len)
+{
+	uint8_t pb[4], tmp[4];
+	uint64_t head = (4 - dst % 4) % 4, mid, tail;
+	enum kf_status st;
+
+	for (int k = 0; k < 4; k++)
+		pb[k] = (uint8_t)(pat >> (8 * k));
+	if (head > n)
+		head = n;
+	mid = (n - head) & ~(uint64_t)3;
+	tail = n - head - mid;
+	if (head) {
+		for (uint64_t j = 0; j < head; j++)
+			tmp[j] = pb[j % 4];
+		st = wk->ops->htod(dst, tmp, head, msg, msg_len);
+		if (st)
+			return st;
+	}
+	if (mid) {
+		uint32_t rot = 0;
+		for (int j = 0; j < 4; j++)
+			rot |= (uint32_t)pb[(head + (uint64_t)j) % 4] << (8 * j);
+		st = wk->ops->fill32(dst + head, rot, mid, msg, msg_len);
+		if (st)
+			return st;
+	}
+	if (tail) {
+		for (uint64_t j = 0; j < tail; j++)
+			tmp[j] = pb[(head + mid + j) % 4];
+		st = wk->ops->htod(dst + head + mid, tmp, tail, msg, msg_len);
+		if (st)
+			return st;
+	}
+	return KF_OK;
+}
+
+static enum kf_status poison(struct kf_wk *wk, const struct kf_wk_slot *sl, const struct kf_step *stp, char *msg,
+			     size_t msg_len)
+{
+	for (uint32_t i = 0; i < wk->setup.n_buffers; i++) {
+		const struct kf_proto_buffer *b = &wk->setup.buffers[i];
+		uint64_t base = sl->base[i], nb = b->n_bytes;
+		enum kf_status st = fill_bytes(wk, base, stp->canary, G, msg, msg_len);
+		/* The rear canary covers the 256-byte padding too: a write just past the data shows. */
+		if (!st)
+			st = fill_bytes(wk, base + G + nb, stp->canary, padded(nb) - nb + G, msg, msg_len);
+		if (!st && (b->role == KF_ROLE_OUTPUT || b->is_scratch))
+			st = fill_bytes(wk, base + G, stp->poison, nb, msg, msg_len);
+		if (st)
+			return st;
+	}
+	return KF_OK;
+}
+
+static void fail(struct kf_step_result *res, enum kf_status st, const char *what, const char *msg)
+{
+	res->status = st;
+	snprintf(res->msg, sizeof(res->msg), "%s%s%s", what, msg[0] ? ": " : "", msg);
+}
+
+void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_result *res,
+		void (*running)(void *ctx), void *ctx)
+{
+	const struct kf_proto_setup *s = &wk->setup;
+	struct kf_wk_slot *sl;
+	struct kf_err err = KF_ERR_INIT;
+	char msg[KF_PROTO_TEXT] = "";
+	enum kf_status st;
+	bool fatal = false;
+
+	memset(res, 0, sizeof(*res));
+	if (!wk->ready) {
+		fail(res, KF_ERR_INVALID, "step before setup", "");
+		return;
+	}
+	st = kf_proto_step_check(stp, s, &err);
+	if (st) {
+		fail(res, KF_ERR_INVALID, "bad step", err.msg);
+		return;
+	}
+	sl = &wk->slots[stp->slot];
+	if (!sl->live || (stp->flags & KF_STEP_REALLOC)) {
+		st = slot_alloc(wk, sl, msg, sizeof(msg));
+		if (st) {
+			fail(res, st, "cannot allocate the buffers", msg);
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < s->n_buffers; i++)
+		res->addr[i] = sl->base[i] + G;
+
+	if (stp->flags & KF_STEP_POISON) {
+		st = poison(wk, sl, stp, msg, sizeof(msg));
+		if (st) {
+			fail(res, st, "cannot poison the buffers", msg);
+			return;
+		}
+	}
+	if (stp->flags & KF_STEP_COPY_IN) {
+		for (uint32_t i = 0; i < s->n_buffers; i++) {
+			if (stp->in_off[i] == -1 || s->buffers[i].n_bytes == 0)
+				continue;
+			st = wk->ops->htod(sl->base[i] + G, wk->arena + stp->in_off[i], s->buffers[i].n_bytes, msg,
+					   sizeof(msg));
+			if (st) {
+				char what[64];
+				snprintf(what, sizeof(what), "cannot copy buffer %u in", (unsigned)i);
+				fail(res, st, what, msg);
+				return;
+			}
+		}
+	}
+	for (uint32_t l = 0; l < s->n_launches; l++)
+		for (uint32_t a = 0; a < s->launches[l].n_args; a++)
+			if (s->launches[l].args[a].kind == KF_PARG_BUFFER)
+				wk->argval[l][a] = sl->base[s->launches[l].args[a].buffer] + G;
+
+	if (running)
+		running(ctx);
+	for (uint32_t rep = 0; rep < stp->reps; rep++) {
+		struct kf_be_run_stats stats;
+		memset(&stats, 0, sizeof(stats));
+		if ((stp->flags & KF_STEP_FLUSH_L2) && wk->ops->flush_l2) {
+			st = wk->ops->flush_l2(msg, sizeof(msg));
+			if (st) {
+				fail(res, st, "cannot flush the L2", msg);
+				return;
+			}
+		}
+		msg[0] = '\0';
+		st = wk->ops->run(wk->launches, s->n_launches, (stp->flags & KF_STEP_TIME) != 0, &stats, &fatal, msg,
+				  sizeof(msg));
+		if (st) {
+			res->status = st;
+			snprintf(res->msg, sizeof(res->msg), "%s", msg[0] ? msg : kf_status_name(st));
+			res->worker_dead = fatal;
+			return;
+		}
+		if (stp->flags & KF_STEP_TIME)
+			res->time_ns[res->n_times++] = stats.time_ns;
+		res->kernels_seen += stats.kernels_seen;
+		memcpy(res->timing_source, stats.timing_source, sizeof(res->timing_source));
+		res->timing_source[sizeof(res->timing_source) - 1] = '\0';
+	}
+
+	if (stp->flags & KF_STEP_COPY_OUT) {
+		for (uint32_t i = 0; i < s->n_buffers; i++) {
+			if (stp->out_off[i] == -1)
+				continue;
+			st = wk->ops->dtoh(wk->arena + stp->out_off[i], sl->base[i],
+					   kf_proto_out_bytes(s->buffers[i].n_bytes, KF_GUARD_BYTES), msg, sizeof(msg));
+			if (st) {
+				char what[64];
+				snprintf(what, sizeof(what), "cannot copy buffer %u out", (unsigned)i);
+				fail(res, st, what, msg);
+				return;
+			}
+		}
+	}
+	res->status = KF_OK;
+}
