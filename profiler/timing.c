@@ -1,0 +1,462 @@
+/* kforge profile's engine: see timing.h. One worker per kernel (candidate, reference, baseline), each
+ * holding n_sets input sets in separate allocation slots; samples alternate between the kernels. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing.h"
+#include "verifier/compare.h"
+#include "verifier/verifier.h"
+
+#define MAX_SETS 8
+
+void kf_profile_opts_init(struct kf_profile_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->backend = KF_BACKEND_CPU;
+	o->n_sets = 4;
+	o->step_timeout_ms = 30000;
+}
+
+static void default_rule(enum kf_backend_kind b, struct kf_stop_rule *r)
+{
+	if (r->min_samples)
+		return;
+	if (b == KF_BACKEND_CUDA) {
+		/* GPU: at least 20 samples and 50 ms each side; stop when the standard error is under 0.5% of
+		 * the mean; never more than 400 samples or 10 s. */
+		*r = (struct kf_stop_rule){20, 5e7, 0.005, KF_PROFILE_MAX_SAMPLES, 1e10};
+	} else {
+		/* CPU fibers are slow and noisy: fewer samples, a time cap so profile stays interactive. */
+		*r = (struct kf_stop_rule){7, 2e7, 0.01, 60, 4e9};
+	}
+}
+
+struct runner {
+	const char *what; /* "candidate", "reference", "baseline" */
+	struct kf_compiled *comp;
+	struct kf_kfile *kf;
+	struct kf_plan *plan;
+	struct kf_session *s;
+	struct kf_timed *timed;
+	int64_t in_off[MAX_SETS][KF_MAX_BUFFERS];
+	int64_t out_off[MAX_SETS][KF_MAX_BUFFERS];
+	size_t arena;
+};
+
+static size_t round_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+static void layout(struct runner *r, const struct kf_task *t, int n_sets, const uint64_t *n_bytes)
+{
+	size_t off = 0;
+	for (int s = 0; s < n_sets; s++)
+		for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+			r->in_off[s][b] = -1;
+			if (b < t->n_tensors && t->tensors[b].role != KF_ROLE_OUTPUT) {
+				r->in_off[s][b] = (int64_t)off;
+				off += round_up(n_bytes[b], 64);
+			}
+		}
+	for (int s = 0; s < n_sets; s++)
+		for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+			r->out_off[s][b] = -1;
+			/* only the task's outputs come back: they are what gets re-checked */
+			if (b < t->n_tensors && t->tensors[b].role != KF_ROLE_INPUT) {
+				r->out_off[s][b] = (int64_t)off;
+				off += 2 * KF_GUARD_BYTES + round_up(n_bytes[b], 256);
+			}
+		}
+	r->arena = off ? off : 4096;
+}
+
+static void step_for(struct kf_step *st, const struct runner *r, int set, uint32_t flags, int timeout_ms)
+{
+	memset(st, 0, sizeof(*st));
+	st->flags = flags;
+	st->slot = (uint32_t)set;
+	st->reps = 1;
+	st->poison = 0x7fc07fc0u;
+	st->canary = 0xc3a55a3cu;
+	st->timeout_ms = timeout_ms;
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+		st->in_off[b] = flags & KF_STEP_COPY_IN ? r->in_off[set][b] : -1;
+		st->out_off[b] = flags & KF_STEP_COPY_OUT ? r->out_off[set][b] : -1;
+	}
+}
+
+static enum kf_status run_step(struct runner *r, const struct kf_step *st, struct kf_step_result *res,
+			       struct kf_err *err)
+{
+	enum kf_status s = kf_session_step(r->s, st, res, err);
+	if (s)
+		return s;
+	if (res->status)
+		return kf_err_set(err, KF_ERR_RUNTIME, "%s failed while timed (%s): %s", r->what, kf_status_name(res->status),
+				  res->msg);
+	return KF_OK;
+}
+
+static const struct kf_tensor *first_output(const struct kf_task *t)
+{
+	for (size_t i = 0; i < t->n_tensors; i++)
+		if (t->tensors[i].role != KF_ROLE_INPUT)
+			return &t->tensors[i];
+	return &t->tensors[0];
+}
+
+/* Times one shape. */
+static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, size_t n_run,
+				    const struct kf_profile_opts *o, const struct kf_shape *shape,
+				    struct kf_profile_shape *ps, struct kf_profile_result *res, struct kf_err *err)
+{
+	uint64_t numel[KF_MAX_BUFFERS] = {0}, n_bytes[KF_MAX_BUFFERS] = {0};
+	int n_sets = o->n_sets > 0 && o->n_sets <= MAX_SETS ? o->n_sets : 4;
+	struct kf_step_result *sr = malloc(sizeof(*sr));
+	struct kf_stop_rule rule = o->rule;
+	enum kf_status st = KF_OK;
+	uint8_t *in[MAX_SETS][KF_MAX_BUFFERS] = {{0}};
+	double total_ns[3] = {0};
+	bool cuda = o->backend == KF_BACKEND_CUDA;
+
+	if (!sr)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	default_rule(o->backend, &rule);
+	ps->shape = *shape;
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		int64_t ne;
+		st = kf_task_numel(t, i, shape, &ne, err);
+		if (st)
+			goto out;
+		numel[i] = (uint64_t)ne;
+		n_bytes[i] = (uint64_t)ne * kf_dtype_size(t->tensors[i].dtype);
+	}
+	/* distinct input sets, drawn like the verifier's "init" inputs */
+	for (int s = 0; s < n_sets; s++)
+		for (size_t i = 0; i < t->n_tensors; i++) {
+			struct kf_rng rng;
+			if (t->tensors[i].role == KF_ROLE_OUTPUT)
+				continue;
+			in[s][i] = malloc(n_bytes[i] ? n_bytes[i] : 1);
+			if (!in[s][i]) {
+				st = kf_err_set(err, KF_ERR_NOMEM, "out of memory for timing inputs");
+				goto out;
+			}
+			kf_rng_seed(&rng, kf_mix64(o->seed + (uint64_t)s * 131 + i));
+			kf_inputs_fill(in[s][i], t->tensors[i].dtype, (size_t)numel[i], &t->tensors[i], KF_INPUT_INIT, &rng);
+		}
+	for (size_t k = 0; k < n_run; k++) {
+		struct runner *r = &rs[k];
+		struct kf_worker_opts wo = {0};
+		st = kf_plan_make(r->kf, t, shape, &r->plan, err);
+		if (st)
+			goto out;
+		layout(r, t, n_sets, n_bytes);
+		wo.backend = o->backend;
+		wo.worker_path = o->worker_path;
+		wo.start_timeout_ms = 30000;
+		st = kf_session_start(&wo, r->comp, r->plan, r->arena, &r->s, err);
+		if (st)
+			goto out;
+		uint8_t *arena = kf_session_arena(r->s);
+		for (int s = 0; s < n_sets; s++)
+			for (size_t b = 0; b < t->n_tensors; b++)
+				if (r->in_off[s][b] >= 0)
+					memcpy(arena + r->in_off[s][b], in[s][b], n_bytes[b]);
+		/* each set in its own slot: distinct addresses; the first launch is the warmup */
+		for (int s = 0; s < n_sets && !st; s++) {
+			struct kf_step step;
+			step_for(&step, r, s, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON, o->step_timeout_ms);
+			step.reps = cuda ? 3 : 1;
+			st = run_step(r, &step, sr, err);
+		}
+		if (st)
+			goto out;
+	}
+	/* interleaved samples: A B (C), A B (C), ... each on the next input set */
+	for (size_t i = 0; i < KF_PROFILE_MAX_SAMPLES; i++) {
+		for (size_t k = 0; k < n_run; k++) {
+			struct runner *r = &rs[k];
+			struct kf_step step;
+			step_for(&step, r, (int)(i % (size_t)n_sets), KF_STEP_TIME | (cuda ? KF_STEP_FLUSH_L2 : 0),
+				 o->step_timeout_ms);
+			st = run_step(r, &step, sr, err);
+			if (st)
+				goto out;
+			if (sr->n_times < 1 || !(sr->time_ns[0] > 0)) {
+				st = kf_err_set(err, KF_ERR_RUNTIME, "%s: the worker returned no time", r->what);
+				goto out;
+			}
+			r->timed->samples[r->timed->n++] = sr->time_ns[0];
+			total_ns[k] += sr->time_ns[0];
+			snprintf(r->timed->timing_source, sizeof(r->timed->timing_source), "%s", sr->timing_source);
+			r->timed->kernels_seen = sr->kernels_seen;
+		}
+		enum kf_stop_reason w0 = kf_stop_rule_check(&rule, rs[0].timed->samples, rs[0].timed->n, total_ns[0]);
+		enum kf_stop_reason w1 = kf_stop_rule_check(&rule, rs[1].timed->samples, rs[1].timed->n, total_ns[1]);
+		if (w0 != KF_STOP_CONTINUE && w1 != KF_STOP_CONTINUE) {
+			ps->stop = w0 > w1 ? w0 : w1;
+			break;
+		}
+		ps->stop = KF_STOP_MAX_SAMPLES;
+	}
+	/* re-check the outputs the timed launches left in every set, candidate against reference */
+	ps->outputs_ok = true;
+	for (int s = 0; s < n_sets && !st; s++) {
+		for (size_t k = 0; k < 2 && !st; k++) {
+			struct kf_step step;
+			step_for(&step, &rs[k], s, KF_STEP_COPY_OUT, o->step_timeout_ms);
+			st = run_step(&rs[k], &step, sr, err);
+		}
+		for (size_t b = 0; b < t->n_tensors && !st && ps->outputs_ok; b++) {
+			const struct kf_tensor *te = &t->tensors[b];
+			struct kf_cmp cmp;
+			struct kf_tol tol = kf_task_tolerance(t, te->dtype);
+			if (te->role == KF_ROLE_INPUT)
+				continue;
+			/* inout tensors were updated once per launch: their values depend on the launch count, so
+			 * only pure outputs are comparable after a timing loop */
+			if (te->role == KF_ROLE_INOUT)
+				continue;
+			kf_compare(kf_session_arena(rs[0].s) + rs[0].out_off[s][b] + KF_GUARD_BYTES,
+				   kf_session_arena(rs[1].s) + rs[1].out_off[s][b] + KF_GUARD_BYTES, te->dtype,
+				   (size_t)numel[b], &tol, &cmp);
+			if (cmp.verdict != KF_VERDICT_PASS) {
+				ps->outputs_ok = false;
+				snprintf(ps->recheck_detail, sizeof(ps->recheck_detail),
+					 "%s of a timed launch (input set %d): '%s' element %lld got %.9g want %.9g, %llu bad",
+					 kf_verdict_name(cmp.verdict), s, te->name, (long long)cmp.first_bad, cmp.got, cmp.want,
+					 (unsigned long long)cmp.n_bad);
+			}
+		}
+	}
+	if (st)
+		goto out;
+	for (size_t k = 0; k < n_run; k++) {
+		st = kf_stats_compute(rs[k].timed->samples, rs[k].timed->n, &rs[k].timed->stats, err);
+		if (st)
+			goto out;
+	}
+	{
+		struct kf_boot_opts bo = {10000, kf_mix64(o->seed ^ 0xb007), 0.95, true};
+		st = kf_boot_speedup(ps->ref.samples, ps->ref.n, ps->cand.samples, ps->cand.n, &bo, &ps->speedup, err);
+		if (!st && ps->has_base)
+			st = kf_boot_speedup(ps->base.samples, ps->base.n, ps->cand.samples, ps->cand.n, &bo,
+					     &ps->speedup_base, err);
+		if (st)
+			goto out;
+	}
+	ps->flops = 0;
+	ps->bytes = 0;
+	kf_task_flops(t, shape, &ps->flops);
+	kf_task_bytes(t, shape, &ps->bytes);
+	if (res->has_peaks && (ps->flops > 0 || ps->bytes > 0)) {
+		struct kf_err e2 = KF_ERR_INIT;
+		if (!kf_roofline_eval(ps->flops, ps->bytes, first_output(t)->dtype, &res->peaks, ps->cand.stats.median,
+				      &ps->roof, &e2)) {
+			ps->has_roof = true;
+			ps->below_floor = ps->cand.stats.median < ps->roof.floor_ns;
+		}
+	}
+out:
+	for (int s = 0; s < MAX_SETS; s++)
+		for (size_t b = 0; b < KF_MAX_BUFFERS; b++)
+			free(in[s][b]);
+	for (size_t k = 0; k < n_run; k++) {
+		kf_session_end(rs[k].s, NULL);
+		rs[k].s = NULL;
+		kf_plan_free(rs[k].plan);
+		rs[k].plan = NULL;
+	}
+	free(sr);
+	return st;
+}
+
+/* Static resources of the candidate's launches, from an NVRTC compile for arch (works with no GPU). */
+static void static_resources(const struct kf_task *t, const struct kf_kfile *k, const struct kf_shape *shape,
+			     struct kf_profile_result *res)
+{
+	struct kf_compile_opts co = {0};
+	struct kf_compiled *c = NULL;
+	struct kf_plan *p = NULL;
+	struct kf_err e = KF_ERR_INIT;
+
+	co.backend = KF_BACKEND_CUDA;
+	co.arch = res->arch;
+	if (kf_compile(k, &co, &c, &e) || kf_plan_make(k, t, shape, &p, &e))
+		goto out;
+	res->launches = calloc(p->n_launches, sizeof(*res->launches));
+	if (!res->launches)
+		goto out;
+	res->n_launches = p->n_launches;
+	for (size_t i = 0; i < p->n_launches; i++) {
+		struct kf_launch_res *lr = &res->launches[i];
+		const struct kf_plan_launch *pl = &p->launches[i];
+		snprintf(lr->kernel, sizeof(lr->kernel), "%s", pl->kernel);
+		lr->block_threads = (int)(pl->block[0] * pl->block[1] * pl->block[2]);
+		lr->regs = -1;
+		lr->smem_bytes = (int)pl->smem_bytes;
+		for (size_t j = 0; j < c->n_kernels; j++)
+			if (!strcmp(c->kernels[j].name, pl->kernel)) {
+				lr->regs = c->kernels[j].registers;
+				lr->smem_bytes += c->kernels[j].smem_static_bytes;
+				lr->spill_bytes = c->kernels[j].spill_store_bytes + c->kernels[j].spill_load_bytes;
+			}
+		lr->has_occ = !kf_occupancy(res->arch, lr->block_threads, lr->regs > 0 ? lr->regs : 0, lr->smem_bytes,
+					    &lr->occ, &e);
+	}
+out:
+	kf_plan_free(p);
+	kf_compiled_free(c);
+}
+
+enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k, const struct kf_profile_opts *o,
+			      struct kf_profile_result **out, struct kf_err *err)
+{
+	struct kf_profile_result *res = calloc(1, sizeof(*res));
+	struct runner rs[3];
+	struct kf_compile_opts co = {0};
+	struct kf_kfile *ref_kf = NULL, *base_kf = NULL;
+	struct kf_compiled *cand_c = NULL, *ref_c = NULL, *base_c = NULL;
+	const struct kf_shape *shapes;
+	size_t n_shapes, n_run;
+	enum kf_status st;
+	struct kf_err e2 = KF_ERR_INIT;
+
+	*out = NULL;
+	if (!res)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	memset(rs, 0, sizeof(rs));
+	res->backend = o->backend;
+	snprintf(res->clock, sizeof(res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
+	snprintf(res->arch, sizeof(res->arch), "%s", o->device && o->device->arch[0] && o->backend == KF_BACKEND_CUDA
+							      ? o->device->arch
+							      : "sm_90");
+	if (o->backend == KF_BACKEND_CUDA && o->device) {
+		if (kf_peaks_from_device(o->device->name, o->device->arch, o->device->sm_count, o->device->sm_clock_khz,
+					 o->device->mem_clock_khz, o->device->mem_bus_width_bits, &res->peaks, &e2) == KF_OK)
+			res->has_peaks = true;
+		else {
+			const struct kf_peaks *p = kf_peaks_table_guess(o->device->name, o->device->arch);
+			if (p) {
+				res->peaks = *p;
+				res->has_peaks = true;
+			}
+		}
+	}
+	/* the cpu backend times the largest public shape: GPU-sized timing shapes take minutes on fibers */
+	if (o->backend == KF_BACKEND_CUDA || o->all_timing_shapes) {
+		shapes = t->shapes_timing;
+		n_shapes = t->n_timing;
+	} else {
+		size_t best = 0;
+		double best_sz = -1;
+		for (size_t i = 0; i < t->n_public; i++) {
+			double sz = 1;
+			for (size_t d = 0; d < t->shapes_public[i].n; d++)
+				sz *= (double)t->shapes_public[i].values[d];
+			if (sz > best_sz) {
+				best_sz = sz;
+				best = i;
+			}
+		}
+		shapes = &t->shapes_public[best];
+		n_shapes = t->n_public ? 1 : 0;
+	}
+	co.backend = o->backend;
+	co.arch = o->backend == KF_BACKEND_CUDA ? res->arch : NULL;
+	if ((st = kf_compile(k, &co, &cand_c, err)))
+		goto out;
+	if ((st = kf_kfile_load(t->reference, &ref_kf, err)) || (st = kf_kfile_bind(ref_kf, t, err)) ||
+	    (st = kf_compile(ref_kf, &co, &ref_c, err))) {
+		kf_err_prefix(err, "reference");
+		goto out;
+	}
+	if (t->baseline) {
+		if ((st = kf_kfile_load(t->baseline, &base_kf, err)) || (st = kf_kfile_bind(base_kf, t, err)) ||
+		    (st = kf_compile(base_kf, &co, &base_c, err))) {
+			kf_err_prefix(err, "baseline");
+			goto out;
+		}
+	}
+	res->shapes = calloc(n_shapes ? n_shapes : 1, sizeof(*res->shapes));
+	if (!res->shapes) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	res->timed_outputs_ok = true;
+	for (size_t i = 0; i < n_shapes; i++) {
+		struct kf_profile_shape *ps = &res->shapes[i];
+		ps->is_timing_shape = shapes == t->shapes_timing;
+		ps->has_base = base_c != NULL;
+		rs[0] = (struct runner){.what = "candidate", .comp = cand_c, .kf = (struct kf_kfile *)k, .timed = &ps->cand};
+		rs[1] = (struct runner){.what = "reference", .comp = ref_c, .kf = ref_kf, .timed = &ps->ref};
+		rs[2] = (struct runner){.what = "baseline", .comp = base_c, .kf = base_kf, .timed = &ps->base};
+		n_run = base_c ? 3 : 2;
+		st = profile_shape(t, rs, n_run, o, &shapes[i], ps, res, err);
+		if (st)
+			goto out;
+		res->n_shapes++;
+		if (!ps->outputs_ok)
+			res->timed_outputs_ok = false;
+		if (ps->below_floor || ps->speedup.point > 10) {
+			res->implausible = true;
+			size_t used = strlen(res->flags);
+			snprintf(res->flags + used, sizeof(res->flags) - used, "%s%s at shape %zu", used ? "; " : "",
+				 ps->below_floor ? "faster than the roofline floor" : "speedup over 10x", i);
+		}
+	}
+	if (n_shapes)
+		static_resources(t, k, &shapes[0], res);
+	if (res->n_shapes) {
+		struct kf_perf_summary s;
+		struct kf_buf b = KF_BUF_INIT(sizeof(res->text) - 1);
+		const struct kf_profile_shape *ps = &res->shapes[0];
+		memset(&s, 0, sizeof(s));
+		s.time_ns = ps->cand.stats.median;
+		s.iqr_ns = ps->cand.stats.iqr;
+		s.n_samples = ps->cand.n;
+		s.timing_source = ps->cand.timing_source;
+		s.has_ref = true;
+		s.ref_time_ns = ps->ref.stats.median;
+		s.has_speedup = true;
+		s.speedup = ps->speedup;
+		s.has_roofline = ps->has_roof;
+		s.roof = ps->roof;
+		s.registers = s.spill_bytes = s.smem_bytes = -1;
+		if (res->n_launches) {
+			s.has_occupancy = res->launches[0].has_occ;
+			s.occ = res->launches[0].occ;
+			s.registers = res->launches[0].regs;
+			s.spill_bytes = res->launches[0].spill_bytes;
+			s.smem_bytes = res->launches[0].smem_bytes;
+		}
+		kf_perf_text(&s, &b);
+		snprintf(res->text, sizeof(res->text), "%s", b.data);
+		kf_buf_release(&b);
+	}
+out:
+	kf_compiled_free(cand_c);
+	kf_compiled_free(ref_c);
+	kf_compiled_free(base_c);
+	kf_kfile_free(ref_kf);
+	kf_kfile_free(base_kf);
+	if (st) {
+		kf_profile_result_free(res);
+		return st;
+	}
+	*out = res;
+	return KF_OK;
+}
+
+void kf_profile_result_free(struct kf_profile_result *r)
+{
+	if (!r)
+		return;
+	free(r->shapes);
+	free(r->launches);
+	free(r);
+}

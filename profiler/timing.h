@@ -1,0 +1,85 @@
+/* The timing protocol of spec/verification.md ("Timing"): candidate, reference and baseline timed in their
+ * own workers, interleaved A B (C) A B (C) so drift cancels, L2 flushed before each sample (cuda), inputs
+ * rotating between distinct sets at distinct addresses, the outputs of the timed launches re-checked, a
+ * stopping rule, medians and a bootstrap interval of the speedup. It uses the verifier's input generation
+ * and comparison, so a timed kernel is held to the same standard as a verified one. */
+#ifndef KF_PROFILER_TIMING_H
+#define KF_PROFILER_TIMING_H
+
+#include "kfile.h"
+#include "profiler.h"
+#include "sandbox/sandbox.h"
+#include "task.h"
+
+#define KF_PROFILE_MAX_SAMPLES 400
+
+struct kf_profile_opts {
+	enum kf_backend_kind backend;
+	const struct kf_device_info *device; /* from the probe (cuda), or NULL */
+	uint64_t seed;            /* input seed (0: random) */
+	int n_sets;               /* distinct input sets rotated during timing (default 4) */
+	struct kf_stop_rule rule; /* zero: defaults per backend */
+	int step_timeout_ms;      /* default 30000 */
+	bool all_timing_shapes;   /* cpu: time the task's timing shapes too (default: largest public shape) */
+	const char *worker_path;
+};
+
+void kf_profile_opts_init(struct kf_profile_opts *o);
+
+struct kf_timed {
+	struct kf_stats stats;
+	size_t n;
+	double samples[KF_PROFILE_MAX_SAMPLES];
+	char timing_source[16];
+	uint32_t kernels_seen; /* per run, from CUPTI; 0 when unknown */
+};
+
+struct kf_profile_shape {
+	struct kf_shape shape;
+	bool is_timing_shape;  /* false: the cpu backend timed the largest public shape instead */
+	struct kf_timed cand, ref, base;
+	bool has_base;
+	struct kf_ci speedup;       /* reference / candidate */
+	struct kf_ci speedup_base;  /* baseline / candidate */
+	enum kf_stop_reason stop;
+	bool outputs_ok;            /* every timed launch's output matched the reference's */
+	char recheck_detail[400];
+	bool has_roof;
+	struct kf_roofline roof;
+	bool below_floor;           /* faster than the speed of light: something is wrong */
+	double flops, bytes;
+};
+
+struct kf_launch_res {
+	char kernel[128];
+	int block_threads;
+	int regs, smem_bytes, spill_bytes;
+	bool has_occ;
+	struct kf_occupancy occ;
+};
+
+struct kf_profile_result {
+	enum kf_backend_kind backend;
+	char clock[8];      /* "gpu" or "cpu": cpu times are never GPU speed */
+	char arch[16];      /* the arch the resources and occupancy are for */
+	bool has_peaks;
+	struct kf_peaks peaks;
+	size_t n_shapes;
+	struct kf_profile_shape *shapes;
+	size_t n_launches;
+	struct kf_launch_res *launches; /* static resources per launch of the candidate's plan */
+	bool implausible;   /* below the roofline floor or > 10x: re-verification is due */
+	char flags[512];
+	bool timed_outputs_ok;
+	char text[1024];    /* the compact form fed back to the LLM */
+};
+
+/* Times candidate k (bound to t) against the task's reference and baseline. Returns KF_OK with *out;
+ * timed outputs that differ from the reference set outputs_ok=false (the caller rejects the kernel).
+ * Errors: KF_ERR_INVALID (task/reference problem), KF_ERR_RUNTIME (a kernel failed while timed),
+ * KF_ERR_UNAVAILABLE, others internal. */
+enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k, const struct kf_profile_opts *o,
+			      struct kf_profile_result **out, struct kf_err *err);
+void kf_profile_result_free(struct kf_profile_result *r);
+
+#endif

@@ -1,0 +1,108 @@
+/* The verdict as JSON (spec/verification.md: status, reason, backend, shapes[...]) and as text lines. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "verifier.h"
+#include "verifier_json.h"
+
+static cJSON *num_or_null(double x)
+{
+	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static cJSON *dims_json(const struct kf_shape *s)
+{
+	cJSON *d = cJSON_CreateObject();
+	for (size_t i = 0; i < s->n; i++)
+		cJSON_AddNumberToObject(d, s->names[i], (double)s->values[i]);
+	return d;
+}
+
+cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_task *t, const char *kernel)
+{
+	cJSON *o = cJSON_CreateObject(), *shapes = cJSON_CreateArray();
+	char seed[32];
+
+	cJSON_AddStringToObject(o, "status", kf_verdict_name(r->status));
+	cJSON_AddStringToObject(o, "reason", r->reason);
+	cJSON_AddStringToObject(o, "backend", kf_backend_name(r->backend));
+	if (t)
+		cJSON_AddStringToObject(o, "task", t->name);
+	if (kernel)
+		cJSON_AddStringToObject(o, "kernel", kernel);
+	cJSON_AddStringToObject(o, "kernel_sha256", r->kernel_hash);
+	snprintf(seed, sizeof(seed), "%" PRIu64, r->seed);
+	/* The seed as a decimal string: it does not fit a JSON double exactly. */
+	cJSON_AddStringToObject(o, "seed", seed);
+	cJSON_AddBoolToObject(o, "strict", r->strict);
+	cJSON_AddNumberToObject(o, "launches", r->launches);
+	cJSON_AddNumberToObject(o, "elapsed_ms", r->elapsed_ms);
+	for (size_t i = 0; i < r->n_shapes; i++) {
+		const struct kf_shape_report *s = &r->shapes[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddItemToObject(j, "dims", dims_json(&s->shape));
+		cJSON_AddStringToObject(j, "kind", kf_shape_kind_name(s->kind));
+		cJSON_AddStringToObject(j, "status", kf_verdict_name(s->status));
+		cJSON_AddItemToObject(j, "max_abs", num_or_null(s->max_abs));
+		cJSON_AddItemToObject(j, "max_rel", num_or_null(s->max_rel));
+		cJSON_AddItemToObject(j, "nmse", num_or_null(s->nmse));
+		cJSON_AddNumberToObject(j, "launches", s->launches);
+		if (s->status != KF_VERDICT_PASS) {
+			char cs[32];
+			cJSON_AddStringToObject(j, "detail", s->detail);
+			if (s->tensor[0])
+				cJSON_AddStringToObject(j, "tensor", s->tensor);
+			cJSON_AddStringToObject(j, "inputs", kf_input_dist_name(s->dist));
+			snprintf(cs, sizeof(cs), "%" PRIu64, s->case_seed);
+			cJSON_AddStringToObject(j, "case_seed", cs);
+			if (s->first_bad >= 0) {
+				cJSON_AddNumberToObject(j, "first_bad_index", (double)s->first_bad);
+				cJSON_AddNumberToObject(j, "bad_count", (double)s->n_bad);
+				cJSON_AddItemToObject(j, "got", num_or_null(s->got));
+				cJSON_AddItemToObject(j, "want", num_or_null(s->want));
+				if (!isfinite(s->got))
+					cJSON_AddStringToObject(j, "got_text", isnan(s->got) ? "nan" : s->got > 0 ? "inf" : "-inf");
+				if (!isfinite(s->want))
+					cJSON_AddStringToObject(j, "want_text", isnan(s->want) ? "nan" : s->want > 0 ? "inf" : "-inf");
+			}
+		}
+		cJSON_AddItemToArray(shapes, j);
+	}
+	cJSON_AddItemToObject(o, "shapes", shapes);
+	if (r->status == KF_VERDICT_COMPILE_ERROR && r->compile_log)
+		cJSON_AddStringToObject(o, "compile_log", r->compile_log);
+	if (r->compiled) {
+		cJSON *ks = cJSON_CreateArray();
+		for (size_t i = 0; i < r->compiled->n_kernels; i++) {
+			const struct kf_kernel_res *k = &r->compiled->kernels[i];
+			cJSON *j = cJSON_CreateObject();
+			cJSON_AddStringToObject(j, "name", k->name);
+			cJSON_AddNumberToObject(j, "registers", k->registers);
+			cJSON_AddNumberToObject(j, "smem_static_bytes", k->smem_static_bytes);
+			cJSON_AddNumberToObject(j, "spill_store_bytes", k->spill_store_bytes);
+			cJSON_AddNumberToObject(j, "spill_load_bytes", k->spill_load_bytes);
+			cJSON_AddItemToArray(ks, j);
+		}
+		cJSON_AddItemToObject(o, "kernels", ks);
+	}
+	return o;
+}
+
+void kf_verify_result_print(FILE *f, const struct kf_verify_result *r)
+{
+	for (size_t i = 0; i < r->n_shapes; i++) {
+		const struct kf_shape_report *s = &r->shapes[i];
+		char shape[256];
+		kf_shape_format(&s->shape, shape, sizeof(shape));
+		fprintf(f, "%-16s %-7s %-28s max_abs %-10.3g max_rel %-10.3g launches %u", kf_verdict_name(s->status),
+			kf_shape_kind_name(s->kind), shape, s->max_abs, s->max_rel, s->launches);
+		if (s->status != KF_VERDICT_PASS)
+			fprintf(f, "\n    %s", s->detail);
+		fputc('\n', f);
+	}
+	fprintf(f, "verdict: %s (%s backend, seed %" PRIu64 "): %s\n", kf_verdict_name(r->status),
+		kf_backend_name(r->backend), r->seed, r->reason);
+}

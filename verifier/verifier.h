@@ -1,0 +1,140 @@
+/* verifier: proves a candidate kernel correct against a task's reference, or says exactly why not
+ * (spec/verification.md). Inputs are generated here in the trusted parent from a secret seed; the
+ * candidate and the reference each run in their own sandboxed worker; outputs are compared here. */
+#ifndef KF_VERIFIER_H
+#define KF_VERIFIER_H
+
+#include "kf.h"
+#include "kfile.h"
+#include "sandbox/sandbox.h"
+#include "task.h"
+
+/* Verdicts of spec/verification.md; the names are a contract. */
+enum kf_verdict {
+	KF_VERDICT_PASS,
+	KF_VERDICT_COMPILE_ERROR,
+	KF_VERDICT_INVALID_LAUNCH,
+	KF_VERDICT_RUNTIME_ERROR,
+	KF_VERDICT_TIMEOUT,
+	KF_VERDICT_WRONG_OUTPUT,
+	KF_VERDICT_NAN_MISMATCH,
+	KF_VERDICT_OUT_OF_BOUNDS,
+	KF_VERDICT_INPUT_MODIFIED,
+	KF_VERDICT_NONDETERMINISTIC,
+	KF_VERDICT_STATEFUL,
+	KF_VERDICT_UNSUPPORTED,
+	KF_VERDICT_COUNT
+};
+
+const char *kf_verdict_name(enum kf_verdict v); /* "pass", "wrong_output", ... */
+bool kf_verdict_parse(const char *s, enum kf_verdict *out);
+int kf_verdict_exit_code(enum kf_verdict v);    /* 0 pass, 4 unsupported, else 1 */
+
+/* Where a checked shape came from. */
+enum kf_shape_kind { KF_SHAPE_PUBLIC, KF_SHAPE_HIDDEN, KF_SHAPE_EDGE, KF_SHAPE_TIMING };
+const char *kf_shape_kind_name(enum kf_shape_kind k);
+
+/* Input distributions the verifier feeds. */
+enum kf_input_dist { KF_INPUT_INIT, KF_INPUT_MIXED, KF_INPUT_LARGE, KF_INPUT_DIST_COUNT };
+const char *kf_input_dist_name(enum kf_input_dist d);
+
+struct kf_shape_report {
+	struct kf_shape shape;
+	enum kf_shape_kind kind;
+	enum kf_verdict status;
+	char detail[600];      /* evidence: check, tensor, first bad index, both values, errors */
+	char tensor[KF_NAME_MAX];
+	enum kf_input_dist dist;
+	uint64_t case_seed;
+	double max_abs, max_rel, nmse;
+	uint64_t n_bad, n_checked;
+	int64_t first_bad;     /* -1 when none */
+	double got, want;
+	uint32_t launches;     /* candidate launches checked at this shape */
+};
+
+struct kf_verify_result {
+	enum kf_verdict status;
+	char reason[1200];
+	enum kf_backend_kind backend;
+	uint64_t seed;
+	char kernel_hash[65];
+	size_t n_shapes;
+	struct kf_shape_report *shapes;
+	char *compile_log;       /* candidate compile log (never NULL) */
+	struct kf_compiled *compiled; /* the candidate's compile result (resources), may be NULL */
+	double elapsed_ms;
+	double parent_ms;        /* time spent in the parent (generation, comparison), for the bench */
+	uint32_t launches;       /* candidate launches checked in total */
+	bool strict;
+};
+
+struct kf_verify_opts {
+	enum kf_backend_kind backend;
+	uint64_t seed;           /* 0: a secret seed from getrandom (recorded in the result) */
+	int n_seeds;             /* seeds per shape and distribution, default 2 */
+	bool strict;             /* plausibility re-verification: more seeds, more edge shapes */
+	bool timing_shapes;      /* also check timing shapes (default: cuda yes, cpu no) */
+	bool no_edge_shapes;     /* only the task's own shapes */
+	int step_timeout_ms;     /* default 20000 */
+	bool all_shapes;         /* keep checking after the first failing shape */
+	const char *arch;        /* cuda compile arch; default from the device */
+	const char *worker_path; /* default beside the binary */
+	bool shuffle;            /* cpu: seeded fiber order (default on) */
+	int verbose;
+};
+
+void kf_verify_opts_init(struct kf_verify_opts *o);
+
+/* Runs the whole protocol for one candidate kernel file. Returns KF_OK with *out holding the verdict
+ * (pass or a rejection). Errors are problems of the task or of the harness: KF_ERR_INVALID/PARSE/NOTFOUND
+ * (bad task, broken reference: exit 2), KF_ERR_UNAVAILABLE (backend not usable: exit 4), others (exit 3). */
+enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path, const struct kf_verify_opts *o,
+			      struct kf_verify_result **out, struct kf_err *err);
+/* The same for a kernel given as source text (name is used in messages). */
+enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
+				const struct kf_verify_opts *o, struct kf_verify_result **out, struct kf_err *err);
+void kf_verify_result_free(struct kf_verify_result *r);
+
+/* The shapes the verifier checks, in order: public, hidden, derived edge shapes, timing (when asked).
+ * Edge shapes vary non-fixed dims to 1, a prime and one past a power of two, never beyond the largest
+ * value the task declares for that dim in its public and hidden shapes. */
+enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict,
+				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n, struct kf_err *err);
+
+/* Findings of `kforge tasks lint`: degenerate tasks let a do-nothing kernel pass. */
+struct kf_lint_finding {
+	char check[32];   /* "near_zero_output", "seed_independent", "input_ignored", "reference_error" */
+	char detail[400];
+};
+
+enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b, struct kf_lint_finding **findings,
+			    size_t *n, struct kf_err *err);
+
+/* Host-side conversions used for f16/bf16 data (round to nearest even), exposed for tests. */
+uint16_t kf_f32_to_f16(float f);
+float kf_f16_to_f32(uint16_t h);
+uint16_t kf_f32_to_bf16(float f);
+float kf_bf16_to_f32(uint16_t h);
+
+/* Reads element i of a buffer of dtype dt as a double. */
+double kf_elem_get(const void *buf, enum kf_dtype dt, size_t i);
+void kf_elem_set(void *buf, enum kf_dtype dt, size_t i, double v);
+
+/* Deterministic generator (xoshiro256**) the verifier draws inputs from. */
+struct kf_rng {
+	uint64_t s[4];
+};
+void kf_rng_seed(struct kf_rng *r, uint64_t seed);
+uint64_t kf_rng_next(struct kf_rng *r);
+double kf_rng_uniform(struct kf_rng *r); /* [0,1) */
+double kf_rng_normal(struct kf_rng *r);
+uint64_t kf_mix64(uint64_t x); /* splitmix64 finalizer */
+
+/* Fills tensor data (numel elements of dt) for a distribution; respects init and domain. */
+void kf_inputs_fill(void *data, enum kf_dtype dt, size_t numel, const struct kf_tensor *tensor,
+		    enum kf_input_dist dist, struct kf_rng *rng);
+/* Which distributions apply to a tensor (a domain can forbid mixed/large). */
+bool kf_inputs_dist_allowed(const struct kf_tensor *tensor, enum kf_input_dist dist);
+
+#endif

@@ -1,0 +1,1220 @@
+/* The verification protocol (spec/verification.md): shapes × input distributions × seeds, reference in
+ * its own worker (outputs cached on disk), candidate in another, harness-owned poisoned buffers with
+ * guard zones, input checksums, determinism under two poison patterns, >= 8 launches per worker mixing
+ * same-address and fresh-address inputs, and a fresh-process re-check that tells `stateful` from wrong. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "hash.h"
+#include "verifier.h"
+
+/* Poison patterns: P1 is a NaN in every float width (f32 0x7fc07fc0, f16/bf16 0x7fc0, f64
+ * 0x7fc07fc07fc07fc0) so an unwritten float output shows as NaN; P2 is a huge finite value in every float
+ * width (f16 65504, f32/bf16 ~2.6e36) so a kernel that reads uninitialized memory through max()/min()
+ * or accumulates into it gives a different answer under the two patterns. */
+#define POISON_NAN 0x7fc07fc0u
+#define POISON_BIG 0x7bff7bffu
+#define GUARD_CANARY 0xc3a55a3cu
+#define MIN_LAUNCHES 8
+
+static const char *const verdict_names[KF_VERDICT_COUNT] = {
+	"pass", "compile_error", "invalid_launch", "runtime_error", "timeout", "wrong_output",
+	"nan_mismatch", "out_of_bounds", "input_modified", "nondeterministic", "stateful", "unsupported",
+};
+
+const char *kf_verdict_name(enum kf_verdict v)
+{
+	return (unsigned)v < KF_VERDICT_COUNT ? verdict_names[v] : "unknown";
+}
+
+bool kf_verdict_parse(const char *s, enum kf_verdict *out)
+{
+	for (int i = 0; i < KF_VERDICT_COUNT; i++)
+		if (!strcmp(s, verdict_names[i])) {
+			*out = (enum kf_verdict)i;
+			return true;
+		}
+	return false;
+}
+
+int kf_verdict_exit_code(enum kf_verdict v)
+{
+	return v == KF_VERDICT_PASS ? 0 : v == KF_VERDICT_UNSUPPORTED ? 4 : 1;
+}
+
+const char *kf_shape_kind_name(enum kf_shape_kind k)
+{
+	static const char *const n[] = {"public", "hidden", "edge", "timing"};
+	return (unsigned)k < 4 ? n[k] : "?";
+}
+
+const char *kf_input_dist_name(enum kf_input_dist d)
+{
+	static const char *const n[] = {"init", "mixed", "large"};
+	return (unsigned)d < KF_INPUT_DIST_COUNT ? n[d] : "?";
+}
+
+void kf_verify_opts_init(struct kf_verify_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->backend = KF_BACKEND_CPU;
+	o->n_seeds = 2;
+	o->step_timeout_ms = 20000;
+	o->shuffle = true;
+	o->timing_shapes = false;
+}
+
+/* ---- context --------------------------------------------------------------------------------- */
+
+struct vcase {
+	enum kf_input_dist dist;
+	uint64_t seed;
+};
+
+struct vctx {
+	const struct kf_task *t;
+	const struct kf_verify_opts *o;
+	struct kf_kfile *cand_kf, *ref_kf;
+	struct kf_compiled *cand_c, *ref_c;
+	char ref_hash[65];
+	char cache_dir[PATH_MAX];
+	struct kf_verify_result *res;
+	uint64_t parent_ns;
+	struct kf_worker_opts wopts;
+};
+
+static uint64_t now_ns(void)
+{
+	return kf_now_ns();
+}
+
+static size_t round_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+/* Arena bytes for one buffer as copied back: [guard | data | guard], rounded up to keep the next
+ * region 256-byte aligned. */
+static size_t region_bytes(uint64_t n_bytes)
+{
+	return round_up(2 * (size_t)KF_GUARD_BYTES + (size_t)n_bytes, 256);
+}
+
+static void cache_dir_init(struct vctx *c)
+{
+	const char *env = getenv("KFORGE_CACHE"), *home = getenv("HOME");
+	if (env && *env)
+		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/ref", env);
+	else
+		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/kforge/ref", home && *home ? home : "/tmp");
+}
+
+static void mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	mkdir(tmp, 0755);
+}
+
+static bool tensor_is_out(const struct kf_tensor *te)
+{
+	return te->role == KF_ROLE_OUTPUT || te->role == KF_ROLE_INOUT;
+}
+
+static bool tensor_is_in(const struct kf_tensor *te)
+{
+	return te->role == KF_ROLE_INPUT || te->role == KF_ROLE_INOUT;
+}
+
+/* ---- per-shape data ---------------------------------------------------------------------------- */
+
+struct vshape {
+	const struct kf_shape *shape;
+	enum kf_shape_kind kind;
+	size_t n_cases;
+	struct vcase cases[24];
+	size_t n_tensors;
+	uint64_t numel[KF_MAX_BUFFERS];
+	uint64_t n_bytes[KF_MAX_BUFFERS];
+	uint8_t *in[24][KF_MAX_BUFFERS];  /* generated inputs per case (input/inout tensors) */
+	uint8_t *ref[24][KF_MAX_BUFFERS]; /* reference outputs per case (output/inout tensors) */
+};
+
+static void vshape_release(struct vshape *v)
+{
+	for (size_t c = 0; c < v->n_cases; c++)
+		for (size_t i = 0; i < v->n_tensors; i++) {
+			free(v->in[c][i]);
+			free(v->ref[c][i]);
+		}
+}
+
+static void build_cases(struct vctx *c, struct vshape *v, size_t shape_index)
+{
+	const struct kf_task *t = c->t;
+	bool want[KF_INPUT_DIST_COUNT] = {true, false, false};
+	int seeds = c->o->n_seeds > 0 ? c->o->n_seeds : 2;
+
+	if (c->o->strict)
+		seeds += 2;
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		if (!tensor_is_in(&t->tensors[i]))
+			continue;
+		for (int d = 1; d < KF_INPUT_DIST_COUNT; d++)
+			if (kf_inputs_dist_allowed(&t->tensors[i], (enum kf_input_dist)d))
+				want[d] = true;
+	}
+	if (v->kind == KF_SHAPE_TIMING) { /* large: the init distribution only, two seeds */
+		want[1] = want[2] = false;
+		seeds = 2;
+	}
+	v->n_cases = 0;
+	for (int s = 0; s < seeds; s++)
+		for (int d = 0; d < KF_INPUT_DIST_COUNT; d++) {
+			if (!want[d] || v->n_cases >= KF_ARRAY_SIZE(v->cases))
+				continue;
+			v->cases[v->n_cases].dist = (enum kf_input_dist)d;
+			v->cases[v->n_cases].seed =
+				kf_mix64(c->res->seed ^ kf_mix64(((uint64_t)shape_index << 32) | ((uint64_t)s << 8) | (uint64_t)d));
+			v->n_cases++;
+		}
+}
+
+static enum kf_status gen_inputs(struct vctx *c, struct vshape *v, struct kf_err *err)
+{
+	const struct kf_task *t = c->t;
+	uint64_t t0 = now_ns();
+
+	for (size_t k = 0; k < v->n_cases; k++) {
+		for (size_t i = 0; i < t->n_tensors; i++) {
+			struct kf_rng rng;
+			if (!tensor_is_in(&t->tensors[i]))
+				continue;
+			v->in[k][i] = malloc(v->n_bytes[i] ? v->n_bytes[i] : 1);
+			if (!v->in[k][i])
+				return kf_err_set(err, KF_ERR_NOMEM, "out of memory for inputs of '%s'", t->tensors[i].name);
+			kf_rng_seed(&rng, kf_mix64(v->cases[k].seed + i));
+			kf_inputs_fill(v->in[k][i], t->tensors[i].dtype, (size_t)v->numel[i], &t->tensors[i],
+				       v->cases[k].dist, &rng);
+		}
+	}
+	c->parent_ns += now_ns() - t0;
+	return KF_OK;
+}
+
+/* Arena layout: every case's inputs, then one output region of [guard|data|guard] per plan buffer. */
+struct layout {
+	int64_t in_off[24][KF_MAX_BUFFERS];
+	int64_t out_off[KF_MAX_BUFFERS];
+	size_t total;
+};
+
+static void make_layout(const struct vctx *c, const struct vshape *v, const struct kf_plan *p, struct layout *L)
+{
+	size_t off = 0;
+	for (size_t k = 0; k < v->n_cases; k++)
+		for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+			L->in_off[k][b] = -1;
+			if (b < c->t->n_tensors && v->in[k][b]) {
+				L->in_off[k][b] = (int64_t)off;
+				off += round_up(v->n_bytes[b], 64);
+			}
+		}
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+		L->out_off[b] = -1;
+		if (b < p->n_buffers) {
+			L->out_off[b] = (int64_t)off;
+			off += region_bytes(p->buffers[b].n_bytes);
+		}
+	}
+	L->total = off ? off : 4096;
+}
+
+static void step_init(struct kf_step *s, const struct layout *L, size_t k, uint32_t flags, uint32_t slot,
+		      uint32_t poison, int timeout_ms)
+{
+	memset(s, 0, sizeof(*s));
+	s->flags = flags;
+	s->slot = slot;
+	s->reps = 1;
+	s->poison = poison;
+	s->canary = GUARD_CANARY;
+	s->timeout_ms = timeout_ms;
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+		s->in_off[b] = L->in_off[k][b];
+		s->out_off[b] = L->out_off[b];
+	}
+}
+
+/* ---- reference outputs (own worker, cached on disk per task, reference, shape and case) ---------- */
+
+static void ref_cache_path(const struct vctx *c, const struct vshape *v, size_t k, char *path, size_t n)
+{
+	char shape[512], key_src[1024], key[65];
+	kf_shape_format(v->shape, shape, sizeof(shape));
+	snprintf(key_src, sizeof(key_src), "kforge-ref-v1|%s|%s|%s|%016" PRIx64 "|%d", c->t->hash, c->ref_hash, shape,
+		 v->cases[k].seed, (int)v->cases[k].dist);
+	kf_sha256_hex(key_src, strlen(key_src), key);
+	snprintf(path, n, "%s/%s.bin", c->cache_dir, key);
+}
+
+static size_t ref_out_bytes(const struct vctx *c, const struct vshape *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->t->n_tensors; i++)
+		if (tensor_is_out(&c->t->tensors[i]))
+			n += v->n_bytes[i];
+	return n;
+}
+
+static bool ref_cache_load(const struct vctx *c, struct vshape *v, size_t k)
+{
+	char path[PATH_MAX];
+	size_t want = ref_out_bytes(c, v);
+	FILE *f;
+	bool ok = true;
+
+	ref_cache_path(c, v, k, path, sizeof(path));
+	f = fopen(path, "rb");
+	if (!f)
+		return false;
+	for (size_t i = 0; i < c->t->n_tensors && ok; i++) {
+		if (!tensor_is_out(&c->t->tensors[i]))
+			continue;
+		v->ref[k][i] = malloc(v->n_bytes[i] ? v->n_bytes[i] : 1);
+		ok = v->ref[k][i] && fread(v->ref[k][i], 1, v->n_bytes[i], f) == v->n_bytes[i];
+	}
+	if (ok && fgetc(f) != EOF)
+		ok = false;
+	fclose(f);
+	(void)want;
+	if (!ok)
+		for (size_t i = 0; i < c->t->n_tensors; i++) {
+			free(v->ref[k][i]);
+			v->ref[k][i] = NULL;
+		}
+	return ok;
+}
+
+static void ref_cache_store(const struct vctx *c, const struct vshape *v, size_t k)
+{
+	char path[PATH_MAX];
+	struct kf_buf b = KF_BUF_INIT((size_t)1 << 34);
+	for (size_t i = 0; i < c->t->n_tensors; i++)
+		if (tensor_is_out(&c->t->tensors[i]) && kf_buf_add(&b, v->ref[k][i], v->n_bytes[i]))
+			goto out;
+	mkdir_p(c->cache_dir);
+	ref_cache_path(c, v, k, path, sizeof(path));
+	kf_write_file_atomic(path, b.data, b.len, NULL); /* a cache write that fails is only a miss later */
+out:
+	kf_buf_release(&b);
+}
+
+/* Returns KF_OK with v->ref filled, KF_ERR_RUNTIME when the reference failed at this shape (msg in err). */
+static enum kf_status run_reference(struct vctx *c, struct vshape *v, const struct kf_plan *p, struct kf_err *err)
+{
+	struct kf_session *s = NULL;
+	struct kf_step_result *r = NULL;
+	struct layout L;
+	enum kf_status st = KF_OK;
+	size_t k, missing = 0;
+
+	for (k = 0; k < v->n_cases; k++)
+		if (!ref_cache_load(c, v, k))
+			missing++;
+	if (!missing)
+		return KF_OK;
+
+	make_layout(c, v, p, &L);
+	struct kf_worker_opts wo = c->wopts;
+	wo.shuffle_seed = 0; /* the reference runs in program order */
+	st = kf_session_start(&wo, c->ref_c, p, L.total, &s, err);
+	if (st) {
+		if (st != KF_ERR_UNAVAILABLE && st != KF_ERR_NOMEM)
+			st = KF_ERR_RUNTIME;
+		return kf_err_prefix(err, "reference");
+	}
+	r = malloc(sizeof(*r));
+	if (!r) {
+		kf_session_end(s, NULL);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	uint8_t *arena = kf_session_arena(s);
+	for (k = 0; k < v->n_cases; k++)
+		for (size_t b = 0; b < c->t->n_tensors; b++)
+			if (L.in_off[k][b] >= 0)
+				memcpy(arena + L.in_off[k][b], v->in[k][b], v->n_bytes[b]);
+	for (k = 0; k < v->n_cases && !st; k++) {
+		struct kf_step step;
+		if (v->ref[k][0] || ref_cache_load(c, v, k))
+			continue;
+		step_init(&step, &L, k, KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | (k ? 0 : KF_STEP_REALLOC), 0,
+			  POISON_NAN, c->o->step_timeout_ms * 4);
+		st = kf_session_step(s, &step, r, err);
+		if (st)
+			break;
+		if (r->status) {
+			st = kf_err_set(err, KF_ERR_RUNTIME, "reference failed (%s): %s", kf_status_name(r->status), r->msg);
+			break;
+		}
+		for (size_t b = 0; b < c->t->n_tensors; b++) {
+			if (!tensor_is_out(&c->t->tensors[b]))
+				continue;
+			v->ref[k][b] = malloc(v->n_bytes[b] ? v->n_bytes[b] : 1);
+			if (!v->ref[k][b]) {
+				st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+				break;
+			}
+			memcpy(v->ref[k][b], arena + L.out_off[b] + KF_GUARD_BYTES, v->n_bytes[b]);
+		}
+		if (!st)
+			ref_cache_store(c, v, k);
+	}
+	free(r);
+	kf_session_end(s, NULL);
+	return st;
+}
+
+/* ---- candidate checks -------------------------------------------------------------------------- */
+
+struct outcome {
+	enum kf_verdict verdict;
+	char detail[600];
+	char tensor[KF_NAME_MAX];
+	struct kf_cmp cmp;
+	size_t case_index;
+};
+
+static void fmt_val(char *buf, size_t n, double x)
+{
+	snprintf(buf, n, "%.9g", x);
+}
+
+/* Checks one step's copied-back buffers: guards, input integrity, outputs against the reference. */
+static void check_step(struct vctx *c, const struct vshape *v, const struct kf_plan *p, const struct layout *L,
+		       const uint8_t *arena, size_t k, struct outcome *o)
+{
+	const struct kf_task *t = c->t;
+	uint64_t t0 = now_ns();
+
+	memset(o, 0, sizeof(*o));
+	o->verdict = KF_VERDICT_PASS;
+	o->case_index = k;
+	o->cmp.first_bad = -1;
+
+	/* 1. guard zones: the worker fills KF_GUARD_BYTES before each buffer and everything from the end of
+	 * its data (through the alignment padding) with the canary, the pattern starting afresh at the data's
+	 * end; it copies back [guard | data | the first KF_GUARD_BYTES after the data]. */
+	for (size_t b = 0; b < p->n_buffers; b++) {
+		const uint8_t *reg = arena + L->out_off[b];
+		size_t data = (size_t)p->buffers[b].n_bytes;
+		int64_t before = kf_pattern_mismatch(reg, KF_GUARD_BYTES, GUARD_CANARY);
+		int64_t after = kf_pattern_mismatch(reg + KF_GUARD_BYTES + data, KF_GUARD_BYTES, GUARD_CANARY);
+		if (before >= 0 || after >= 0) {
+			o->verdict = KF_VERDICT_OUT_OF_BOUNDS;
+			snprintf(o->tensor, sizeof(o->tensor), "%s", p->buffers[b].name);
+			if (before >= 0)
+				snprintf(o->detail, sizeof(o->detail),
+					 "guard zone before '%s' was written (%lld bytes before its start)", p->buffers[b].name,
+					 (long long)(KF_GUARD_BYTES - before));
+			else
+				snprintf(o->detail, sizeof(o->detail),
+					 "guard zone after '%s' was written (byte %lld past its end of %zu bytes)",
+					 p->buffers[b].name, (long long)after, data);
+			goto done;
+		}
+	}
+	/* 2. input integrity */
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		const struct kf_tensor *te = &t->tensors[b];
+		const uint8_t *got = arena + L->out_off[b] + KF_GUARD_BYTES;
+		if (te->role != KF_ROLE_INPUT)
+			continue;
+		if (memcmp(got, v->in[k][b], v->n_bytes[b])) {
+			size_t es = kf_dtype_size(te->dtype), i = 0;
+			char idx[128], g[32], w[32];
+			while (i < v->numel[b] && !memcmp(got + i * es, v->in[k][b] + i * es, es))
+				i++;
+			kf_format_index(t, b, v->shape, (int64_t)i, idx, sizeof(idx));
+			fmt_val(g, sizeof(g), kf_elem_get(got, te->dtype, i));
+			fmt_val(w, sizeof(w), kf_elem_get(v->in[k][b], te->dtype, i));
+			o->verdict = KF_VERDICT_INPUT_MODIFIED;
+			snprintf(o->tensor, sizeof(o->tensor), "%s", te->name);
+			o->cmp.first_bad = (int64_t)i;
+			snprintf(o->detail, sizeof(o->detail), "input '%s' was modified: %s is %s, was %s", te->name, idx, g, w);
+			goto done;
+		}
+	}
+	/* 3. outputs: NaN/Inf parity, tolerance, NMSE */
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		const struct kf_tensor *te = &t->tensors[b];
+		struct kf_cmp cmp;
+		struct kf_tol tol;
+		if (!tensor_is_out(te))
+			continue;
+		tol = kf_task_tolerance(t, te->dtype);
+		kf_compare(arena + L->out_off[b] + KF_GUARD_BYTES, v->ref[k][b], te->dtype, (size_t)v->numel[b], &tol, &cmp);
+		if (cmp.max_abs > o->cmp.max_abs)
+			o->cmp.max_abs = cmp.max_abs;
+		if (cmp.max_rel > o->cmp.max_rel)
+			o->cmp.max_rel = cmp.max_rel;
+		if (cmp.nmse > o->cmp.nmse || isnan(cmp.nmse))
+			o->cmp.nmse = cmp.nmse;
+		if (cmp.verdict != KF_VERDICT_PASS && o->verdict == KF_VERDICT_PASS) {
+			char idx[128], g[32], w[32];
+			double maxa = o->cmp.max_abs, maxr = o->cmp.max_rel, nm = o->cmp.nmse;
+			o->verdict = cmp.verdict;
+			o->cmp = cmp;
+			o->cmp.max_abs = maxa;
+			o->cmp.max_rel = maxr;
+			o->cmp.nmse = nm;
+			snprintf(o->tensor, sizeof(o->tensor), "%s", te->name);
+			if (cmp.first_bad >= 0) {
+				kf_format_index(t, b, v->shape, cmp.first_bad, idx, sizeof(idx));
+				fmt_val(g, sizeof(g), cmp.got);
+				fmt_val(w, sizeof(w), cmp.want);
+				snprintf(o->detail, sizeof(o->detail),
+					 "output '%s' %s: got %s, want %s (tolerance atol %g*%.3g + rtol %g*|want|); "
+					 "%" PRIu64 " of %" PRIu64 " elements bad",
+					 te->name, idx, g, w, tol.atol, cmp.atol_scale, tol.rtol, cmp.n_bad, v->numel[b]);
+			} else {
+				snprintf(o->detail, sizeof(o->detail), "output '%s' NMSE %.3g over its bound %.3g", te->name,
+					 cmp.nmse, tol.max_nmse);
+			}
+		}
+	}
+done:
+	c->parent_ns += now_ns() - t0;
+}
+
+static enum kf_verdict verdict_of_step(const struct kf_step_result *r, char *detail, size_t n)
+{
+	switch (r->status) {
+	case KF_OK:
+		return KF_VERDICT_PASS;
+	case KF_ERR_TIMEOUT:
+		snprintf(detail, n, "launch ran past its limit and was killed: %s", r->msg);
+		return KF_VERDICT_TIMEOUT;
+	case KF_ERR_INVALID:
+		snprintf(detail, n, "%s", r->msg);
+		return KF_VERDICT_INVALID_LAUNCH;
+	case KF_ERR_UNSUPPORTED:
+		snprintf(detail, n, "%s", r->msg);
+		return KF_VERDICT_UNSUPPORTED;
+	default:
+		snprintf(detail, n, "%s", r->msg[0] ? r->msg : kf_status_name(r->status));
+		return KF_VERDICT_RUNTIME_ERROR;
+	}
+}
+
+static enum kf_verdict session_start_verdict(enum kf_status st)
+{
+	switch (st) {
+	case KF_ERR_INVALID: return KF_VERDICT_INVALID_LAUNCH;
+	case KF_ERR_UNSUPPORTED: return KF_VERDICT_UNSUPPORTED;
+	case KF_ERR_TIMEOUT: return KF_VERDICT_TIMEOUT;
+	default: return KF_VERDICT_RUNTIME_ERROR;
+	}
+}
+
+/* One fresh worker, one launch of case k: does the candidate get this case right as its first launch? */
+static enum kf_status fresh_recheck(struct vctx *c, const struct vshape *v, const struct kf_plan *p,
+				   const struct layout *L, size_t k, struct outcome *o, struct kf_err *err)
+{
+	struct kf_session *s = NULL;
+	struct kf_step_result *r;
+	struct kf_step step;
+	enum kf_status st = kf_session_start(&c->wopts, c->cand_c, p, L->total, &s, err);
+
+	memset(o, 0, sizeof(*o));
+	if (st) {
+		o->verdict = session_start_verdict(st);
+		return st == KF_ERR_UNAVAILABLE || st == KF_ERR_NOMEM ? st : KF_OK;
+	}
+	r = malloc(sizeof(*r));
+	if (!r) {
+		kf_session_end(s, NULL);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	for (size_t b = 0; b < c->t->n_tensors; b++)
+		if (L->in_off[k][b] >= 0)
+			memcpy(kf_session_arena(s) + L->in_off[k][b], v->in[k][b], v->n_bytes[b]);
+	step_init(&step, L, k, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT, 0, POISON_NAN,
+		  c->o->step_timeout_ms);
+	st = kf_session_step(s, &step, r, err);
+	if (!st) {
+		o->verdict = verdict_of_step(r, o->detail, sizeof(o->detail));
+		if (o->verdict == KF_VERDICT_PASS)
+			check_step(c, v, p, L, kf_session_arena(s), k, o);
+	}
+	free(r);
+	kf_session_end(s, NULL);
+	return st;
+}
+
+static void report_from(struct kf_shape_report *rep, const struct vshape *v, const struct outcome *o)
+{
+	rep->status = o->verdict;
+	snprintf(rep->detail, sizeof(rep->detail), "%s", o->detail);
+	snprintf(rep->tensor, sizeof(rep->tensor), "%s", o->tensor);
+	rep->dist = v->cases[o->case_index].dist;
+	rep->case_seed = v->cases[o->case_index].seed;
+	rep->n_bad = o->cmp.n_bad;
+	rep->first_bad = o->cmp.first_bad;
+	rep->got = o->cmp.got;
+	rep->want = o->cmp.want;
+	if (o->cmp.max_abs > rep->max_abs)
+		rep->max_abs = o->cmp.max_abs;
+	if (o->cmp.max_rel > rep->max_rel)
+		rep->max_rel = o->cmp.max_rel;
+	if (o->cmp.nmse > rep->nmse || isnan(o->cmp.nmse))
+		rep->nmse = o->cmp.nmse;
+}
+
+/* The candidate's steps at one shape: >= 8 launches in one worker. Steps 0 and 1 run case 0 under the
+ * two poison patterns at two addresses (determinism). Later cases then alternate: fresh values at the
+ * address of the step just before (caching keyed by the last pointer), fresh values at an older
+ * address, and a fresh allocation; the last step repeats case 0 at step 0's address. */
+struct plan_step {
+	size_t k;
+	uint32_t slot, flags, poison;
+};
+
+static size_t make_schedule(const struct vshape *v, struct plan_step *ps, size_t max)
+{
+	const uint32_t base = KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT;
+	uint32_t prev_slot = 1, fresh = 2;
+	size_t n = 0, k = 1;
+
+	ps[n++] = (struct plan_step){0, 0, base | KF_STEP_REALLOC, POISON_NAN};
+	ps[n++] = (struct plan_step){0, 1, base | KF_STEP_REALLOC, POISON_BIG};
+	while (n < max - 1 && (k < v->n_cases || n < MIN_LAUNCHES - 1)) {
+		size_t kk = k % v->n_cases;
+		uint32_t poison = n & 1 ? POISON_BIG : POISON_NAN;
+		switch (n % 3) {
+		case 2: /* same address as the step before, fresh values */
+			ps[n++] = (struct plan_step){kk, prev_slot, base, poison};
+			break;
+		case 0: /* an older address */
+			ps[n++] = (struct plan_step){kk, 0, base, poison};
+			prev_slot = 0;
+			break;
+		default: /* a fresh allocation */
+			prev_slot = fresh;
+			ps[n++] = (struct plan_step){kk, fresh, base | KF_STEP_REALLOC, poison};
+			fresh = fresh + 1 < KF_MAX_SLOTS ? fresh + 1 : 2;
+			break;
+		}
+		k++;
+	}
+	ps[n++] = (struct plan_step){0, 0, base, POISON_NAN};
+	return n;
+}
+
+/* Checks the candidate at one shape. Returns a harness error, or KF_OK with rep->status set.
+ * *skipped is set when the reference itself is not defined at an edge shape. */
+static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_shape *shape, enum kf_shape_kind kind,
+				  struct kf_shape_report *rep, bool *skipped, struct kf_err *err)
+{
+	const struct kf_task *t = c->t;
+	struct vshape *v = calloc(1, sizeof(*v));
+	struct kf_plan *pc = NULL, *pr = NULL;
+	struct kf_session *s = NULL;
+	struct kf_step_result *r = NULL;
+	struct outcome *oc = NULL;
+	struct plan_step ps[40];
+	struct layout *L = calloc(1, sizeof(*L));
+	struct kf_err e2 = KF_ERR_INIT;
+	enum kf_status st = KF_OK;
+	size_t n_steps, done_steps = 0;
+	char shape_txt[256];
+
+	*skipped = false;
+	memset(rep, 0, sizeof(*rep));
+	rep->shape = *shape;
+	rep->kind = kind;
+	rep->first_bad = -1;
+	if (!v || !L) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	v->shape = shape;
+	v->kind = kind;
+	v->n_tensors = t->n_tensors;
+	kf_shape_format(shape, shape_txt, sizeof(shape_txt));
+
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		int64_t ne;
+		if (kf_task_numel(t, i, shape, &ne, &e2) || ne <= 0) {
+			if (kind == KF_SHAPE_EDGE) {
+				*skipped = true;
+				goto out;
+			}
+			st = kf_err_set(err, KF_ERR_INVALID, "%s: tensor '%s' has no elements at %s", t->path, t->tensors[i].name,
+					shape_txt);
+			goto out;
+		}
+		v->numel[i] = (uint64_t)ne;
+		v->n_bytes[i] = (uint64_t)ne * kf_dtype_size(t->tensors[i].dtype);
+	}
+	if (kf_plan_make(c->ref_kf, t, shape, &pr, &e2)) {
+		if (kind == KF_SHAPE_EDGE) {
+			*skipped = true;
+			goto out;
+		}
+		st = kf_err_set(err, KF_ERR_INVALID, "reference at %s: %s", shape_txt, e2.msg);
+		goto out;
+	}
+	if (kf_plan_make(c->cand_kf, t, shape, &pc, &e2)) {
+		rep->status = KF_VERDICT_INVALID_LAUNCH;
+		snprintf(rep->detail, sizeof(rep->detail), "%s", e2.msg);
+		goto out;
+	}
+	build_cases(c, v, si);
+	st = gen_inputs(c, v, err);
+	if (st)
+		goto out;
+	st = run_reference(c, v, pr, &e2);
+	if (st == KF_ERR_RUNTIME) {
+		if (kind == KF_SHAPE_EDGE) {
+			st = KF_OK;
+			*skipped = true;
+			goto out;
+		}
+		st = kf_err_set(err, KF_ERR_INVALID, "the reference fails at %s: %s", shape_txt, e2.msg);
+		goto out;
+	} else if (st) {
+		*err = e2;
+		goto out;
+	}
+
+	make_layout(c, v, pc, L);
+	n_steps = make_schedule(v, ps, KF_ARRAY_SIZE(ps));
+	r = malloc(sizeof(*r));
+	oc = calloc(n_steps, sizeof(*oc));
+	if (!r || !oc) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	st = kf_session_start(&c->wopts, c->cand_c, pc, L->total, &s, &e2);
+	if (st) {
+		if (st == KF_ERR_UNAVAILABLE || st == KF_ERR_NOMEM) {
+			*err = e2;
+			goto out;
+		}
+		st = KF_OK;
+		rep->status = session_start_verdict(e2.code);
+		snprintf(rep->detail, sizeof(rep->detail), "%s", e2.msg);
+		goto out;
+	}
+	{
+		uint8_t *arena = kf_session_arena(s);
+		for (size_t k = 0; k < v->n_cases; k++)
+			for (size_t b = 0; b < t->n_tensors; b++)
+				if (L->in_off[k][b] >= 0)
+					memcpy(arena + L->in_off[k][b], v->in[k][b], v->n_bytes[b]);
+	}
+	for (size_t i = 0; i < n_steps; i++) {
+		struct kf_step step;
+		step_init(&step, L, ps[i].k, ps[i].flags, ps[i].slot, ps[i].poison, c->o->step_timeout_ms);
+		st = kf_session_step(s, &step, r, &e2);
+		if (st) {
+			*err = e2;
+			goto out;
+		}
+		done_steps++;
+		rep->launches++;
+		oc[i].case_index = ps[i].k;
+		oc[i].verdict = verdict_of_step(r, oc[i].detail, sizeof(oc[i].detail));
+		if (oc[i].verdict != KF_VERDICT_PASS) {
+			/* A crash, timeout or bad launch ends the shape. */
+			report_from(rep, v, &oc[i]);
+			goto out;
+		}
+		check_step(c, v, pc, L, kf_session_arena(s), ps[i].k, &oc[i]);
+		if (r->worker_dead)
+			break;
+	}
+	c->res->launches += rep->launches;
+
+	/* Decide. */
+	for (size_t i = 0; i < done_steps; i++) {
+		struct outcome *o = &oc[i];
+		if (o->verdict == KF_VERDICT_PASS) {
+			report_from(rep, v, o); /* accumulate error statistics */
+			rep->status = KF_VERDICT_PASS;
+			continue;
+		}
+		if (o->verdict == KF_VERDICT_WRONG_OUTPUT || o->verdict == KF_VERDICT_NAN_MISMATCH) {
+			bool same_case_passed = false, earlier_passed = false;
+			for (size_t j = 0; j < done_steps; j++) {
+				if (j != i && oc[j].case_index == o->case_index && oc[j].verdict == KF_VERDICT_PASS)
+					same_case_passed = true;
+				if (j < i && oc[j].verdict == KF_VERDICT_PASS)
+					earlier_passed = true;
+			}
+			if (same_case_passed) {
+				report_from(rep, v, o);
+				rep->status = KF_VERDICT_NONDETERMINISTIC;
+				snprintf(rep->detail, sizeof(rep->detail),
+					 "the same inputs gave different results in two launches (different poison or "
+					 "address): %.500s",
+					 o->detail);
+				goto out;
+			}
+			if (earlier_passed) {
+				struct outcome fresh;
+				st = fresh_recheck(c, v, pc, L, o->case_index, &fresh, &e2);
+				if (st) {
+					*err = e2;
+					goto out;
+				}
+				if (fresh.verdict == KF_VERDICT_PASS) {
+					report_from(rep, v, o);
+					rep->status = KF_VERDICT_STATEFUL;
+					snprintf(rep->detail, sizeof(rep->detail),
+						 "launch %zu in the same worker was wrong after earlier launches were right, "
+						 "while a fresh process gets the same inputs right: %.450s",
+						 i + 1, o->detail);
+					goto out;
+				}
+			}
+		}
+		report_from(rep, v, o);
+		goto out;
+	}
+out:
+	if (s)
+		kf_session_end(s, NULL);
+	free(r);
+	free(oc);
+	if (v) {
+		vshape_release(v);
+		free(v);
+	}
+	free(L);
+	kf_plan_free(pc);
+	kf_plan_free(pr);
+	return st;
+}
+
+/* ---- the whole protocol ------------------------------------------------------------------------ */
+
+static uint64_t secret_seed(void)
+{
+	uint64_t s = 0;
+	if (getrandom(&s, sizeof(s), 0) != sizeof(s))
+		s = kf_mix64(kf_now_ns() ^ (uint64_t)getpid());
+	return s ? s : 1;
+}
+
+static void result_reason(struct kf_verify_result *res, enum kf_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void result_reason(struct kf_verify_result *res, enum kf_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+	res->status = v;
+	va_start(ap, fmt);
+	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	va_end(ap);
+}
+
+static char *first_lines(const char *log, int n)
+{
+	struct kf_buf b = KF_BUF_INIT(600);
+	const char *p = log;
+	for (int i = 0; i < n && p && *p; i++) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == 0 || strstr(p, "ptxas info") == p) {
+			i--;
+			p = e ? e + 1 : NULL;
+			continue;
+		}
+		if (b.len)
+			kf_buf_adds(&b, " | ");
+		kf_buf_add_truncated(&b, p, len);
+		p = e ? e + 1 : NULL;
+	}
+	return kf_buf_detach(&b, NULL);
+}
+
+static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
+{
+	const struct kf_task *t = c->t;
+	struct kf_verify_result *res = c->res;
+	struct kf_compile_opts co = {0};
+	struct kf_shape *shapes = NULL;
+	enum kf_shape_kind *kinds = NULL;
+	size_t n_shapes = 0, n_checked = 0, by_kind[4] = {0};
+	struct kf_err e2 = KF_ERR_INIT;
+	enum kf_status st;
+
+	/* static scan: constructs this backend cannot run */
+	if (kf_scan_unsupported(c->cand_kf, c->o->backend, &e2) == KF_ERR_UNSUPPORTED) {
+		result_reason(res, KF_VERDICT_UNSUPPORTED, "%s", e2.msg);
+		return KF_OK;
+	}
+	co.backend = c->o->backend;
+	co.arch = c->o->arch;
+	st = kf_compile(c->ref_kf, &co, &c->ref_c, &e2);
+	if (st == KF_ERR_COMPILE) {
+		char *l = first_lines(c->ref_c ? c->ref_c->log : "", 3);
+		st = kf_err_set(err, KF_ERR_INVALID, "reference '%s' does not compile: %s", t->reference, l);
+		free(l);
+		return st;
+	} else if (st) {
+		*err = e2;
+		return st == KF_ERR_UNSUPPORTED || st == KF_ERR_TIMEOUT ? kf_err_prefix(err, "reference '%s'", t->reference)
+									  : st;
+	}
+	snprintf(c->ref_hash, sizeof(c->ref_hash), "%s", c->ref_c->key);
+
+	st = kf_compile(c->cand_kf, &co, &c->cand_c, &e2);
+	res->compiled = c->cand_c;
+	if (c->cand_c) {
+		free(res->compile_log);
+		res->compile_log = kf_strdup(c->cand_c->log ? c->cand_c->log : "");
+	}
+	switch (st) {
+	case KF_OK:
+		break;
+	case KF_ERR_COMPILE: {
+		char *l = first_lines(c->cand_c ? c->cand_c->log : e2.msg, 3);
+		result_reason(res, KF_VERDICT_COMPILE_ERROR, "%s", l);
+		free(l);
+		return KF_OK;
+	}
+	case KF_ERR_TIMEOUT:
+		result_reason(res, KF_VERDICT_TIMEOUT, "compile: %s", e2.msg);
+		return KF_OK;
+	case KF_ERR_UNSUPPORTED:
+		result_reason(res, KF_VERDICT_UNSUPPORTED, "%s", e2.msg);
+		return KF_OK;
+	default:
+		*err = e2;
+		return st;
+	}
+
+	st = kf_verify_shapes(t, !c->o->no_edge_shapes, c->o->timing_shapes, c->o->strict, &shapes, &kinds, &n_shapes, err);
+	if (st)
+		return st;
+	res->shapes = calloc(n_shapes ? n_shapes : 1, sizeof(*res->shapes));
+	if (!res->shapes) {
+		free(shapes);
+		free(kinds);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	res->status = KF_VERDICT_PASS;
+	for (size_t i = 0; i < n_shapes; i++) {
+		struct kf_shape_report *rep = &res->shapes[res->n_shapes];
+		bool skipped = false;
+		char shape_txt[256];
+		st = check_shape(c, i, &shapes[i], kinds[i], rep, &skipped, err);
+		if (st)
+			break;
+		if (skipped)
+			continue;
+		res->n_shapes++;
+		n_checked++;
+		by_kind[kinds[i]]++;
+		if (c->o->verbose)
+			fprintf(stderr, "verify: shape %zu/%zu %s\n", i + 1, n_shapes, kf_verdict_name(rep->status));
+		if (rep->status != KF_VERDICT_PASS && res->status == KF_VERDICT_PASS) {
+			kf_shape_format(&rep->shape, shape_txt, sizeof(shape_txt));
+			result_reason(res, rep->status, "%s at %s (%s shape, %s inputs, case seed 0x%016" PRIx64 "): %s",
+				      kf_verdict_name(rep->status), shape_txt, kf_shape_kind_name(rep->kind),
+				      kf_input_dist_name(rep->dist), rep->case_seed, rep->detail);
+			if (!c->o->all_shapes)
+				break;
+		}
+	}
+	free(shapes);
+	free(kinds);
+	if (st)
+		return st;
+	if (res->status == KF_VERDICT_PASS)
+		result_reason(res, KF_VERDICT_PASS,
+			      "%zu shapes passed (%zu public, %zu hidden, %zu edge, %zu timing), %u launches checked", n_checked,
+			      by_kind[KF_SHAPE_PUBLIC], by_kind[KF_SHAPE_HIDDEN], by_kind[KF_SHAPE_EDGE],
+			      by_kind[KF_SHAPE_TIMING], res->launches);
+	return KF_OK;
+}
+
+enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
+				const struct kf_verify_opts *o, struct kf_verify_result **out, struct kf_err *err)
+{
+	struct kf_verify_opts defaults;
+	struct vctx c;
+	struct kf_err e2 = KF_ERR_INIT;
+	enum kf_status st;
+	uint64_t t0 = now_ns();
+
+	*out = NULL;
+	if (!o) {
+		kf_verify_opts_init(&defaults);
+		o = &defaults;
+	}
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.o = o;
+	c.res = calloc(1, sizeof(*c.res));
+	if (!c.res)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	c.res->backend = o->backend;
+	c.res->seed = o->seed ? o->seed : secret_seed();
+	c.res->strict = o->strict;
+	c.res->compile_log = kf_strdup("");
+	kf_sha256_hex(source, len, c.res->kernel_hash);
+	cache_dir_init(&c);
+	c.wopts.backend = o->backend;
+	c.wopts.worker_path = o->worker_path;
+	c.wopts.start_timeout_ms = 30000;
+	c.wopts.shuffle_seed = o->shuffle && o->backend == KF_BACKEND_CPU ? (kf_mix64(c.res->seed) | 1) : 0;
+
+	st = kf_kfile_load(t->reference, &c.ref_kf, err);
+	if (!st)
+		st = kf_kfile_bind(c.ref_kf, t, err);
+	if (st) {
+		kf_err_prefix(err, "reference");
+		st = st == KF_ERR_NOMEM ? st : KF_ERR_INVALID;
+		goto fail;
+	}
+	if (kf_kfile_parse(name, source, len, &c.cand_kf, &e2) || kf_kfile_bind(c.cand_kf, t, &e2)) {
+		if (e2.code == KF_ERR_NOMEM) {
+			*err = e2;
+			st = KF_ERR_NOMEM;
+			goto fail;
+		}
+		result_reason(c.res, KF_VERDICT_INVALID_LAUNCH, "%s", e2.msg);
+		st = KF_OK;
+	} else {
+		st = run_protocol(&c, err);
+	}
+	if (st)
+		goto fail;
+	c.res->elapsed_ms = (double)(now_ns() - t0) / 1e6;
+	c.res->parent_ms = (double)c.parent_ns / 1e6;
+	kf_compiled_free(c.ref_c);
+	kf_kfile_free(c.ref_kf);
+	kf_kfile_free(c.cand_kf);
+	*out = c.res;
+	return KF_OK;
+fail:
+	if (c.res->compiled != c.cand_c)
+		kf_compiled_free(c.cand_c);
+	kf_compiled_free(c.ref_c);
+	kf_kfile_free(c.ref_kf);
+	kf_kfile_free(c.cand_kf);
+	kf_verify_result_free(c.res);
+	return st;
+}
+
+enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path, const struct kf_verify_opts *o,
+			      struct kf_verify_result **out, struct kf_err *err)
+{
+	struct kf_buf b = KF_BUF_INIT(4u << 20);
+	enum kf_status st = kf_buf_read_file(&b, kernel_path, err);
+	*out = NULL;
+	if (st) {
+		kf_buf_release(&b);
+		return st == KF_ERR_NOMEM ? st : KF_ERR_NOTFOUND;
+	}
+	st = kf_verify_source(t, kernel_path, b.data, b.len, o, out, err);
+	kf_buf_release(&b);
+	return st;
+}
+
+void kf_verify_result_free(struct kf_verify_result *r)
+{
+	if (!r)
+		return;
+	free(r->shapes);
+	free(r->compile_log);
+	kf_compiled_free(r->compiled);
+	free(r);
+}
+
+/* ---- kforge tasks lint: degenerate tasks -------------------------------------------------------- */
+
+static void add_finding(struct kf_lint_finding **f, size_t *n, const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_finding(struct kf_lint_finding **f, size_t *n, const char *check, const char *fmt, ...)
+{
+	struct kf_lint_finding *nf = realloc(*f, (*n + 1) * sizeof(**f));
+	va_list ap;
+	if (!nf)
+		return;
+	*f = nf;
+	snprintf(nf[*n].check, sizeof(nf[*n].check), "%s", check);
+	va_start(ap, fmt);
+	vsnprintf(nf[*n].detail, sizeof(nf[*n].detail), fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+static bool outputs_equal(const struct vctx *c, const struct vshape *v, size_t a, size_t b)
+{
+	for (size_t i = 0; i < c->t->n_tensors; i++)
+		if (tensor_is_out(&c->t->tensors[i]) && memcmp(v->ref[a][i], v->ref[b][i], v->n_bytes[i]))
+			return false;
+	return true;
+}
+
+/* At one shape: case 0 and 1 are two seeds; case 2+j is case 0 with input j drawn from another seed. */
+static enum kf_status lint_shape(struct vctx *c, const struct kf_shape *shape, struct kf_lint_finding **f, size_t *n,
+				 struct kf_err *err)
+{
+	const struct kf_task *t = c->t;
+	struct vshape *v = calloc(1, sizeof(*v));
+	struct kf_plan *pr = NULL;
+	struct kf_err e2 = KF_ERR_INIT;
+	enum kf_status st = KF_OK;
+	size_t inputs[KF_MAX_BUFFERS], n_inputs = 0;
+	char shape_txt[256];
+
+	if (!v)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	kf_shape_format(shape, shape_txt, sizeof(shape_txt));
+	v->shape = shape;
+	v->kind = KF_SHAPE_PUBLIC;
+	v->n_tensors = t->n_tensors;
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		int64_t ne;
+		if (kf_task_numel(t, i, shape, &ne, &e2) || ne <= 0) {
+			st = kf_err_set(err, KF_ERR_INVALID, "tensor '%s' has no elements at %s", t->tensors[i].name, shape_txt);
+			goto out;
+		}
+		v->numel[i] = (uint64_t)ne;
+		v->n_bytes[i] = (uint64_t)ne * kf_dtype_size(t->tensors[i].dtype);
+		if (t->tensors[i].role == KF_ROLE_INPUT && n_inputs < KF_ARRAY_SIZE(v->cases) - 2)
+			inputs[n_inputs++] = i;
+	}
+	if (kf_plan_make(c->ref_kf, t, shape, &pr, &e2)) {
+		add_finding(f, n, "reference_error", "at %s: %s", shape_txt, e2.msg);
+		goto out;
+	}
+	v->n_cases = 2 + n_inputs;
+	for (size_t k = 0; k < v->n_cases; k++) {
+		v->cases[k].dist = k < 2 ? KF_INPUT_INIT : (enum kf_input_dist)(KF_INPUT_DIST_COUNT + k);
+		v->cases[k].seed = kf_mix64(c->res->seed + k);
+	}
+	st = gen_inputs(c, v, err); /* every case drawn from its own seed ... */
+	if (st)
+		goto out;
+	for (size_t j = 0; j < n_inputs; j++) /* ... then case 2+j takes case 0's inputs but for input j */
+		for (size_t i = 0; i < t->n_tensors; i++)
+			if (v->in[0][i] && i != inputs[j])
+				memcpy(v->in[2 + j][i], v->in[0][i], v->n_bytes[i]);
+	st = run_reference(c, v, pr, &e2);
+	if (st == KF_ERR_RUNTIME) {
+		add_finding(f, n, "reference_error", "at %s: %s", shape_txt, e2.msg);
+		st = KF_OK;
+		goto out;
+	} else if (st) {
+		*err = e2;
+		goto out;
+	}
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		const struct kf_tensor *te = &t->tensors[i];
+		struct kf_tol tol = kf_task_tolerance(t, te->dtype);
+		double maxv = 0;
+		if (!tensor_is_out(te))
+			continue;
+		for (size_t k = 0; k < 2; k++)
+			for (size_t e = 0; e < v->numel[i]; e++) {
+				double x = fabs(kf_elem_get(v->ref[k][i], te->dtype, e));
+				if (!(x <= maxv))
+					maxv = x; /* NaN propagates as "not near zero" */
+			}
+		if (maxv <= tol.atol)
+			add_finding(f, n, "near_zero_output",
+				    "every value of output '%s' is within atol %g of zero at %s (max |y| = %g): a kernel "
+				    "that writes zeros would pass",
+				    te->name, tol.atol, shape_txt, maxv);
+	}
+	if (t->n_tensors && n_inputs && outputs_equal(c, v, 0, 1))
+		add_finding(f, n, "seed_independent",
+			    "the outputs at %s are identical for two different input seeds: a kernel that ignores its "
+			    "inputs would pass",
+			    shape_txt);
+	for (size_t j = 0; j < n_inputs; j++)
+		if (outputs_equal(c, v, 0, 2 + j))
+			add_finding(f, n, "input_ignored",
+				    "changing input '%s' does not change any output at %s: a kernel that never reads "
+				    "it would pass",
+				    t->tensors[inputs[j]].name, shape_txt);
+out:
+	vshape_release(v);
+	free(v);
+	kf_plan_free(pr);
+	return st;
+}
+
+enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b, struct kf_lint_finding **findings,
+			    size_t *n, struct kf_err *err)
+{
+	struct vctx c;
+	struct kf_verify_opts o;
+	struct kf_compile_opts co = {0};
+	struct kf_err e2 = KF_ERR_INIT;
+	enum kf_status st;
+
+	*findings = NULL;
+	*n = 0;
+	kf_verify_opts_init(&o);
+	o.backend = b;
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.o = &o;
+	c.res = calloc(1, sizeof(*c.res));
+	if (!c.res)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	c.res->seed = 0x6b666f7267656c69ull; /* lint is deterministic: a fixed seed */
+	cache_dir_init(&c);
+	c.wopts.backend = b;
+	c.wopts.start_timeout_ms = 30000;
+
+	st = kf_kfile_load(t->reference, &c.ref_kf, err);
+	if (!st)
+		st = kf_kfile_bind(c.ref_kf, t, err);
+	if (st)
+		goto out;
+	co.backend = b;
+	st = kf_compile(c.ref_kf, &co, &c.ref_c, &e2);
+	if (st) {
+		add_finding(findings, n, "reference_error", "reference does not compile: %s",
+			    c.ref_c && c.ref_c->log ? c.ref_c->log : e2.msg);
+		st = KF_OK;
+		goto out;
+	}
+	snprintf(c.ref_hash, sizeof(c.ref_hash), "%s", c.ref_c->key);
+	for (size_t i = 0; i < t->n_public && i < 2 && !st; i++)
+		st = lint_shape(&c, &t->shapes_public[i], findings, n, err);
+out:
+	kf_compiled_free(c.ref_c);
+	kf_kfile_free(c.ref_kf);
+	kf_verify_result_free(c.res);
+	if (st) {
+		free(*findings);
+		*findings = NULL;
+		*n = 0;
+	}
+	return st;
+}
