@@ -39,6 +39,8 @@ int cmd_report(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+/* `kforge tasks lint` (cli/cmd_tasks_lint.c), dispatched from cmd_tasks; argv[0] is "lint". */
+int kf_cmd_tasks_lint(int argc, char **argv);
 
 const struct kf_cmd *kf_cli_find(const char *name);
 
