@@ -1,10 +1,220 @@
-/* kforge doctor: until its module lands, the command says so and exits 3 (spec/cli.md). */
+/* kforge doctor: what this machine offers kforge. Host compiler (run in a sandboxed child), NVRTC, the
+ * CUDA toolkit, CUPTI (a file check only: CUPTI is never loaded in the parent), the GPU as a worker
+ * sees it (kf_device_probe), API keys (set or not, never their values) and the knowledge base. Always
+ * exits 0: it reports, it does not judge. */
+#include <glob.h>
+#include <nvrtc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cli.h"
+#include "json.h"
+#include "sandbox/sandbox.h"
+
+struct doctor {
+	bool json;
+	cJSON *doc;
+};
+
+/* One line "  label   value" or one JSON field in the current section. */
+static void item(struct doctor *d, cJSON *sec, const char *key, const char *label, const char *value)
+{
+	if (d->json)
+		kf_json_add_string(sec, key, value);
+	else
+		printf("  %-18s %s\n", label, value ? value : "-");
+}
+
+static void item_bool(struct doctor *d, cJSON *sec, const char *key, const char *label, bool v, const char *yes,
+		      const char *no)
+{
+	if (d->json)
+		kf_json_add_bool(sec, key, v);
+	else
+		printf("  %-18s %s\n", label, v ? yes : no);
+}
+
+static cJSON *section(struct doctor *d, const char *key, const char *title)
+{
+	if (!d->json) {
+		printf("%s\n", title);
+		return NULL;
+	}
+	return cJSON_AddObjectToObject(d->doc, key);
+}
+
+static bool exists(const char *p, bool want_dir)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && (want_dir ? S_ISDIR(sb.st_mode) : S_ISREG(sb.st_mode));
+}
+
+/* The first file matching any pattern, into out; false when none. */
+static bool first_match(const char *const *patterns, size_t n, char *out, size_t out_n)
+{
+	for (size_t i = 0; i < n; i++) {
+		glob_t g;
+		if (glob(patterns[i], 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+			snprintf(out, out_n, "%s", g.gl_pathv[0]);
+			globfree(&g);
+			return true;
+		}
+		globfree(&g);
+	}
+	return false;
+}
+
+static void host_compiler(struct doctor *d)
+{
+	const char *cxx = getenv("CXX") && *getenv("CXX") ? getenv("CXX") : "g++";
+	const char *argv[] = {cxx, "--version", NULL};
+	struct kf_child_limits lim = {.timeout_ms = 10000, .cpu_s = 10, .no_network = true};
+	struct kf_buf out = KF_BUF_INIT(16384);
+	struct kf_child_result res;
+	struct kf_err err = KF_ERR_INIT;
+	cJSON *sec = section(d, "host_compiler", "host compiler (cpu backend)");
+	enum kf_status st = kf_child_run_argv(argv, NULL, &lim, &out, &res, &err);
+	char line[256] = "";
+
+	item(d, sec, "command", "command", cxx);
+	if (!st && res.term_signal == 0 && res.exit_code == 0) {
+		char *nl = strchr(out.data, '\n');
+		snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - out.data) : (int)out.len, out.data);
+		item_bool(d, sec, "available", "available", true, "yes", "no");
+		item(d, sec, "version", "version", line);
+	} else {
+		if (st)
+			snprintf(line, sizeof(line), "%s", err.msg);
+		else
+			snprintf(line, sizeof(line), "'%s --version' exited with %d%s", cxx, res.exit_code,
+				 res.term_signal ? " (signal)" : "");
+		item_bool(d, sec, "available", "available", false, "yes", "no");
+		item(d, sec, "error", "error", line);
+	}
+	kf_buf_release(&out);
+}
+
+static void cuda_toolkit(struct doctor *d)
+{
+	const char *home = getenv("CUDA_HOME") && *getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+	char p[4096], found[4096], ver[32] = "unavailable";
+	int major, minor;
+	cJSON *sec = section(d, "cuda", "CUDA toolkit");
+	const char *cupti[2];
+	char pat1[4200], pat2[4200];
+
+	if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
+		snprintf(ver, sizeof(ver), "%d.%d", major, minor);
+	item(d, sec, "nvrtc", "nvrtc", ver);
+	item(d, sec, "path", "toolkit path", home);
+	item_bool(d, sec, "toolkit_present", "toolkit present", exists(home, true), "yes", "no");
+	snprintf(p, sizeof(p), "%s/include/cuda.h", home);
+	item_bool(d, sec, "headers", "headers", exists(p, false), "yes (include/cuda.h)", "no");
+	snprintf(p, sizeof(p), "%s/bin/nvcc", home);
+	item_bool(d, sec, "nvcc", "nvcc", exists(p, false), "yes", "no");
+	/* CUPTI is only looked for: loading it belongs in the worker (ARCHITECTURE.md) */
+	snprintf(pat1, sizeof(pat1), "%s/lib64/libcupti.so*", home);
+	snprintf(pat2, sizeof(pat2), "%s/extras/CUPTI/lib64/libcupti.so*", home);
+	cupti[0] = pat1;
+	cupti[1] = pat2;
+	if (first_match(cupti, 2, found, sizeof(found))) {
+		item_bool(d, sec, "cupti", "cupti", true, "yes", "no");
+		item(d, sec, "cupti_path", "cupti library", found);
+	} else {
+		item_bool(d, sec, "cupti", "cupti", false, "yes", "not found (timing falls back to CUDA events)");
+	}
+}
+
+static void device(struct doctor *d, enum kf_backend_kind b)
+{
+	struct kf_device_info info;
+	struct kf_err err = KF_ERR_INIT;
+	enum kf_status st;
+	cJSON *sec = section(d, b == KF_BACKEND_CUDA ? "gpu" : "cpu_backend",
+			     b == KF_BACKEND_CUDA ? "GPU (cuda backend, probed by a worker)" : "cpu backend (probed by a worker)");
+	char buf[256];
+
+	memset(&info, 0, sizeof(info));
+	st = kf_device_probe(b, NULL, &info, &err);
+	item_bool(d, sec, "available", "available", st == KF_OK, "yes", "no");
+	if (st) {
+		item(d, sec, "reason", "reason", err.msg);
+		return;
+	}
+	item(d, sec, "name", "device", info.name);
+	item(d, sec, "arch", "arch", info.arch);
+	if (b == KF_BACKEND_CUDA) {
+		snprintf(buf, sizeof(buf), "%d.%d", info.driver_version / 1000, (info.driver_version % 1000) / 10);
+		item(d, sec, "driver", "driver (CUDA)", buf);
+		snprintf(buf, sizeof(buf), "%d", info.sm_count);
+		item(d, sec, "sm_count", "SMs", buf);
+		snprintf(buf, sizeof(buf), "%.1f GiB", (double)info.global_mem_bytes / (1024.0 * 1024 * 1024));
+		item(d, sec, "memory", "memory", buf);
+		snprintf(buf, sizeof(buf), "%.1f MiB", (double)info.l2_bytes / (1024.0 * 1024));
+		item(d, sec, "l2", "L2", buf);
+		item_bool(d, sec, "cupti_timing", "CUPTI timing", info.cupti, "yes", "no (CUDA events)");
+	} else {
+		snprintf(buf, sizeof(buf), "%d", info.sm_count);
+		item(d, sec, "threads", "worker threads", buf);
+	}
+}
+
+static void keys(struct doctor *d)
+{
+	static const char *const names[] = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
+	cJSON *sec = section(d, "api_keys", "API keys (values never shown)");
+	for (size_t i = 0; i < KF_ARRAY_SIZE(names); i++) {
+		const char *v = getenv(names[i]);
+		item(d, sec, names[i], names[i], v && *v ? "set" : "not set");
+	}
+}
+
+static void database(struct doctor *d, const char *flag)
+{
+	const char *path = kf_cli_db_path(flag);
+	cJSON *sec = section(d, "database", "knowledge base");
+	item(d, sec, "path", "path", path);
+	item_bool(d, sec, "exists", "exists", exists(path, false), "yes", "no (created on first use)");
+}
 
 int cmd_doctor(int argc, char **argv)
 {
+	struct doctor d = {0};
+	const char *db = NULL;
+	const struct kf_opt opts[] = {{"json", false, NULL, &d.json}, {"db", true, &db, NULL}};
+	const char *pos[1];
+	size_t n_pos;
+	int rc;
+
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("doctor", "this command is not available in this build yet\n");
-	kf_cli_error("'kforge doctor' is not available in this build yet");
-	return KF_EXIT_INTERNAL;
+		return kf_cli_help("doctor", "kforge doctor [--json] [--db FILE]\n\n"
+					     "Reports the host C++ compiler, NVRTC, the CUDA toolkit and CUPTI, the GPU and the\n"
+					     "cpu backend as a worker sees them, whether API keys are set (never their values)\n"
+					     "and the knowledge-base path. Exit 0.\n");
+	if ((rc = kf_cli_parse("doctor", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, &n_pos)))
+		return rc;
+	if (d.json && !(d.doc = cJSON_CreateObject())) {
+		kf_cli_error("out of memory");
+		return KF_EXIT_INTERNAL;
+	}
+	if (d.json)
+		kf_json_add_string(d.doc, "version", KF_VERSION);
+	else
+		printf("kforge %s\n", KF_VERSION);
+	host_compiler(&d);
+	cuda_toolkit(&d);
+	device(&d, KF_BACKEND_CUDA);
+	device(&d, KF_BACKEND_CPU);
+	keys(&d);
+	database(&d, db);
+	if (d.json) {
+		struct kf_err err = KF_ERR_INIT;
+		rc = kf_json_fput(d.doc, true, stdout, &err) ? KF_EXIT_INTERNAL : KF_EXIT_OK;
+		if (rc)
+			kf_cli_error("%s", err.msg);
+		cJSON_Delete(d.doc);
+		return rc;
+	}
+	return KF_EXIT_OK;
 }

@@ -204,8 +204,11 @@ enum kf_status kf_json_parse(const char *name, const char *text, size_t len, cJS
 			near[k] = copy[off + k] >= 0x20 && copy[off + k] < 0x7f ? copy[off + k] : '?';
 		near[k] = '\0';
 		free(copy);
-		if (!len || !*near)
+		if (!len || off >= len)
 			return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON: unexpected end of input", name,
+					  line, col);
+		if (!*near)
+			return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON at the end of the line", name,
 					  line, col);
 		return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON near '%s'", name, line, col, near);
 	}

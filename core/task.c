@@ -1159,11 +1159,12 @@ static enum kf_status check_kernel_file(struct loader *L, const char *key, const
 		for (size_t i = 0; i < n && !st; i++) {
 			struct kf_plan *plan = NULL;
 			st = kf_plan_make(k, t, &shapes[i], &plan, L->err);
-			if (st) {
-				char sh[256];
+			if (st && L->err) {
+				char sh[256], msg[sizeof(L->err->msg)];
 				kf_shape_format(&shapes[i], sh, sizeof(sh));
-				kf_err_prefix(L->err, "at shapes.%s[%zu] (%s)",
-					      set == 0 ? "public" : set == 1 ? "hidden" : "timing", i, sh);
+				snprintf(msg, sizeof(msg), "%s", L->err->msg);
+				kf_err_set(L->err, st, "%s at shapes.%s[%zu] (%s)", msg,
+					   set == 0 ? "public" : set == 1 ? "hidden" : "timing", i, sh);
 			}
 			kf_plan_free(plan);
 		}

@@ -1,0 +1,1 @@
+extern "C" __global__ void softmax_rows(const float *x) { }
