@@ -2,23 +2,42 @@
 // qkv = x @ w_qkv^T + b_qkv, per-head causal softmax attention, y = att @ w_o^T + b_o.
 // kforge:scratch qkv f32 (B*T*3*H*D)
 // kforge:scratch att f32 (B*T*H*D)
-// kforge:launch linear grid=(cdiv(3*H*D,16), cdiv(B*T,16)) block=(16,16) args=(x, w_qkv, b_qkv, qkv, B*T, 3*H*D, H*D, 0)
+// kforge:launch linear_bt grid=(cdiv(3*H*D,16), cdiv(B*T,16)) block=(16,16) args=(x, w_qkv, b_qkv, qkv, B, T, 3, 1, H, D, 0)
 // kforge:launch causal_attention grid=(cdiv(B*H*T,64)) block=(64) args=(qkv, att, B, T, H, D)
-// kforge:launch linear grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(att, w_o, b_o, y, B*T, H*D, H*D, 0)
+// kforge:launch linear_bt grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(att, w_o, b_o, y, B, T, 1, 1, H, D, 0)
 
-/* y = x @ w^T + b (+ optional ReLU): x is M x K, w is N x K (nn.Linear layout); one thread per output. */
-extern "C" __global__ void linear(const float *x, const float *w, const float *b, float *y, int M, int N, int K,
-				   int relu)
+/* Projections on the token stream x[B*T, K] with K = kmul*H*D: y = x @ w^T + b, w is N x K with
+ * N = nmul*H*D (nn.Linear layout); act 1 applies the exact erf GELU. One thread per output element. */
+extern "C" __global__ void linear_bt(const float *x, const float *w, const float *b, float *y, int B, int T,
+				      int nmul, int kmul, int H, int D, int act)
 {
+	long long M = (long long)B * T;
+	int N = nmul * H * D, K = kmul * H * D;
 	int n = blockIdx.x * blockDim.x + threadIdx.x;
-	int m = blockIdx.y * blockDim.y + threadIdx.y;
+	long long m = (long long)blockIdx.y * blockDim.y + threadIdx.y;
 	if (m >= M || n >= N)
 		return;
 	float acc = 0.0f;
 	for (int k = 0; k < K; ++k)
-		acc += x[(long long)m * K + k] * w[(long long)n * K + k];
+		acc += x[m * K + k] * w[(long long)n * K + k];
 	acc += b[n];
-	y[(long long)m * N + n] = (relu && acc < 0.0f) ? 0.0f : acc;
+	y[m * N + n] = act ? 0.5f * acc * (1.0f + erff(acc * 0.70710678118654752f)) : acc;
+}
+
+/* The projection back onto the residual stream: y = x @ w^T + b + res, y and res are B*T x H*D. */
+extern "C" __global__ void linear_bt_residual(const float *x, const float *w, const float *b, const float *res,
+					       float *y, int B, int T, int kmul, int H, int D)
+{
+	long long M = (long long)B * T;
+	int N = H * D, K = kmul * H * D;
+	int n = blockIdx.x * blockDim.x + threadIdx.x;
+	long long m = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+	if (m >= M || n >= N)
+		return;
+	float acc = 0.0f;
+	for (int k = 0; k < K; ++k)
+		acc += x[m * K + k] * w[(long long)n * K + k];
+	y[m * N + n] = acc + b[n] + res[m * N + n];
 }
 
 /* Causal attention over a packed qkv[B*T, 3*C] buffer (q, k, v blocks of C = H*D columns, head h at

@@ -6,18 +6,19 @@
 // kforge:scratch att f32 (B*T*H*D)
 // kforge:scratch x1 f32 (B*T*H*D)
 // kforge:scratch hid f32 (B*T*4*H*D)
-// kforge:launch layernorm_rows grid=(cdiv(B*T,128)) block=(128) args=(x, ln1_w, ln1_b, a, B*T, H*D, eps)
-// kforge:launch linear grid=(cdiv(3*H*D,16), cdiv(B*T,16)) block=(16,16) args=(a, w_qkv, b_qkv, qkv, B*T, 3*H*D, H*D, 0)
+// kforge:launch layernorm_rows grid=(cdiv(B*T,128)) block=(128) args=(x, ln1_w, ln1_b, a, B, T, H, D, eps)
+// kforge:launch linear_bt grid=(cdiv(3*H*D,16), cdiv(B*T,16)) block=(16,16) args=(a, w_qkv, b_qkv, qkv, B, T, 3, 1, H, D, 0)
 // kforge:launch causal_attention grid=(cdiv(B*H*T,64)) block=(64) args=(qkv, att, B, T, H, D)
-// kforge:launch linear_residual grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(att, w_o, b_o, x, x1, B*T, H*D, H*D)
-// kforge:launch layernorm_rows grid=(cdiv(B*T,128)) block=(128) args=(x1, ln2_w, ln2_b, a, B*T, H*D, eps)
-// kforge:launch linear_gelu grid=(cdiv(4*H*D,16), cdiv(B*T,16)) block=(16,16) args=(a, w_fc, b_fc, hid, B*T, 4*H*D, H*D)
-// kforge:launch linear_residual grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(hid, w_proj, b_proj, x1, y, B*T, H*D, 4*H*D)
+// kforge:launch linear_bt_residual grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(att, w_o, b_o, x, x1, B, T, 1, H, D)
+// kforge:launch layernorm_rows grid=(cdiv(B*T,128)) block=(128) args=(x1, ln2_w, ln2_b, a, B, T, H, D, eps)
+// kforge:launch linear_bt grid=(cdiv(4*H*D,16), cdiv(B*T,16)) block=(16,16) args=(a, w_fc, b_fc, hid, B, T, 4, 1, H, D, 1)
+// kforge:launch linear_bt_residual grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(hid, w_proj, b_proj, x1, y, B, T, 4, H, D)
 
-/* LayerNorm of each row of x[M, N] (two-pass statistics, biased variance), one thread per row. */
-extern "C" __global__ void layernorm_rows(const float *x, const float *g, const float *bb, float *y, int M, int N,
-					   float eps)
+/* LayerNorm of each token row of x[B*T, H*D] (two-pass statistics, biased variance), one thread per row. */
+extern "C" __global__ void layernorm_rows(const float *x, const float *g, const float *bb, float *y, int B, int T,
+					   int H, int D, float eps)
 {
+	int M = B * T, N = H * D;
 	int m = blockIdx.x * blockDim.x + threadIdx.x;
 	if (m >= M)
 		return;
@@ -34,19 +35,38 @@ extern "C" __global__ void layernorm_rows(const float *x, const float *g, const 
 		y[(long long)m * N + n] = (xr[n] - mean) * rstd * g[n] + bb[n];
 }
 
-/* y = x @ w^T + b (+ optional ReLU): x is M x K, w is N x K (nn.Linear layout); one thread per output. */
-extern "C" __global__ void linear(const float *x, const float *w, const float *b, float *y, int M, int N, int K,
-				   int relu)
+/* Projections on the token stream x[B*T, K] with K = kmul*H*D: y = x @ w^T + b, w is N x K with
+ * N = nmul*H*D (nn.Linear layout); act 1 applies the exact erf GELU. One thread per output element. */
+extern "C" __global__ void linear_bt(const float *x, const float *w, const float *b, float *y, int B, int T,
+				      int nmul, int kmul, int H, int D, int act)
 {
+	long long M = (long long)B * T;
+	int N = nmul * H * D, K = kmul * H * D;
 	int n = blockIdx.x * blockDim.x + threadIdx.x;
-	int m = blockIdx.y * blockDim.y + threadIdx.y;
+	long long m = (long long)blockIdx.y * blockDim.y + threadIdx.y;
 	if (m >= M || n >= N)
 		return;
 	float acc = 0.0f;
 	for (int k = 0; k < K; ++k)
-		acc += x[(long long)m * K + k] * w[(long long)n * K + k];
+		acc += x[m * K + k] * w[(long long)n * K + k];
 	acc += b[n];
-	y[(long long)m * N + n] = (relu && acc < 0.0f) ? 0.0f : acc;
+	y[m * N + n] = act ? 0.5f * acc * (1.0f + erff(acc * 0.70710678118654752f)) : acc;
+}
+
+/* The projection back onto the residual stream: y = x @ w^T + b + res, y and res are B*T x H*D. */
+extern "C" __global__ void linear_bt_residual(const float *x, const float *w, const float *b, const float *res,
+					       float *y, int B, int T, int kmul, int H, int D)
+{
+	long long M = (long long)B * T;
+	int N = H * D, K = kmul * H * D;
+	int n = blockIdx.x * blockDim.x + threadIdx.x;
+	long long m = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+	if (m >= M || n >= N)
+		return;
+	float acc = 0.0f;
+	for (int k = 0; k < K; ++k)
+		acc += x[m * K + k] * w[(long long)n * K + k];
+	y[m * N + n] = acc + b[n] + res[m * N + n];
 }
 
 /* Causal attention over a packed qkv[B*T, 3*C] buffer (q, k, v blocks of C = H*D columns, head h at
@@ -88,32 +108,4 @@ extern "C" __global__ void causal_attention(const float *qkv, float *out, int B,
 	}
 	for (int d = 0; d < D; ++d)
 		o[d] /= l;
-}
-
-/* y = x @ w^T + b + res: the projection back onto the residual stream; one thread per output. */
-extern "C" __global__ void linear_residual(const float *x, const float *w, const float *b, const float *res, float *y,
-					    int M, int N, int K)
-{
-	int n = blockIdx.x * blockDim.x + threadIdx.x;
-	int m = blockIdx.y * blockDim.y + threadIdx.y;
-	if (m >= M || n >= N)
-		return;
-	float acc = 0.0f;
-	for (int k = 0; k < K; ++k)
-		acc += x[(long long)m * K + k] * w[(long long)n * K + k];
-	y[(long long)m * N + n] = acc + b[n] + res[(long long)m * N + n];
-}
-
-/* y = gelu(x @ w^T + b) with the exact erf GELU; one thread per output. */
-extern "C" __global__ void linear_gelu(const float *x, const float *w, const float *b, float *y, int M, int N, int K)
-{
-	int n = blockIdx.x * blockDim.x + threadIdx.x;
-	int m = blockIdx.y * blockDim.y + threadIdx.y;
-	if (m >= M || n >= N)
-		return;
-	float acc = 0.0f;
-	for (int k = 0; k < K; ++k)
-		acc += x[(long long)m * K + k] * w[(long long)n * K + k];
-	acc += b[n];
-	y[(long long)m * N + n] = 0.5f * acc * (1.0f + erff(acc * 0.70710678118654752f));
 }

@@ -1,0 +1,271 @@
+/* The task suite's references against independent host implementations (tests/taskref): every task in
+ * tasks/l1..l3 loads under --strict rules, its reference binds and plans at every public and hidden shape,
+ * and at its smallest declared shape the reference, run on the cpu backend through a worker session,
+ * agrees with the host C implementation within the task's tolerance. Failures are reported by task name. */
+#include <glob.h>
+
+#include "sandbox/cpu/cpu.h"
+#include "sandbox/sandbox.h"
+#include "task.h"
+#include "testing.h"
+#include "verifier/verifier.h"
+
+#include "tests/taskref/taskref.c"
+
+#define POISON 0x7fa5a5a5u /* a NaN for f32, an odd pattern for ints */
+#define CANARY 0x5ca1ab1eu
+
+static glob_t g_tasks;
+
+static void find_tasks(void)
+{
+	if (g_tasks.gl_pathc)
+		return;
+	const char *dir = getenv("KFORGE_TASKS_DIR");
+	char pat[512];
+	snprintf(pat, sizeof(pat), "%s/l[123]/*/task.json", dir && *dir ? dir : "tasks");
+	glob(pat, 0, NULL, &g_tasks);
+}
+
+/* Total elements of every tensor at shape s (how expensive a shape is). */
+static int64_t shape_cost(const struct kf_task *t, const struct kf_shape *s)
+{
+	int64_t tot = 0, n;
+	struct kf_err e = KF_ERR_INIT;
+	for (size_t i = 0; i < t->n_tensors; i++)
+		if (kf_task_numel(t, i, s, &n, &e) == KF_OK)
+			tot += n;
+	return tot;
+}
+
+static void test_suite_loads_strict(void)
+{
+	find_tasks();
+	CHECKF(g_tasks.gl_pathc >= 51, "only %zu tasks found", g_tasks.gl_pathc);
+	size_t n_ref;
+	const struct taskref_entry *tab = taskref_table(&n_ref);
+	size_t covered = 0;
+	int levels[4] = {0};
+	for (size_t i = 0; i < g_tasks.gl_pathc; i++) {
+		const char *path = g_tasks.gl_pathv[i];
+		struct kf_task *t = NULL;
+		struct kf_kfile *k = NULL;
+		struct kf_err e = KF_ERR_INIT;
+		struct kf_buf warn;
+		kf_buf_init(&warn, 4096);
+		enum kf_status st = kf_task_load(path, KF_TASK_STRICT, &warn, &t, &e);
+		CHECKF(st == KF_OK, "%s: %s", path, e.msg);
+		CHECKF(warn.len == 0, "%s: warnings: %s", path, warn.data);
+		kf_buf_release(&warn);
+		if (st)
+			continue;
+		if (t->level >= 1 && t->level <= 3)
+			levels[t->level]++;
+		CHECKF(taskref_find(t->name) != NULL, "task '%s' has no host implementation", t->name);
+		covered += taskref_find(t->name) != NULL;
+		st = kf_kfile_load(t->reference, &k, &e);
+		if (st == KF_OK)
+			st = kf_kfile_bind(k, t, &e);
+		CHECKF(st == KF_OK, "task '%s': reference: %s", t->name, e.msg);
+		for (size_t s = 0; st == KF_OK && s < t->n_public + t->n_hidden; s++) {
+			const struct kf_shape *sh = s < t->n_public ? &t->shapes_public[s] : &t->shapes_hidden[s - t->n_public];
+			struct kf_plan *p = NULL;
+			enum kf_status ps = kf_plan_make(k, t, sh, &p, &e);
+			CHECKF(ps == KF_OK, "task '%s' shape %zu: %s", t->name, s, e.msg);
+			kf_plan_free(p);
+		}
+		kf_kfile_free(k);
+		kf_task_free(t);
+	}
+	CHECKF(covered == n_ref, "%zu host implementations but only %zu tasks use them", n_ref, covered);
+	(void)tab;
+	CHECKF(levels[1] >= 30 && levels[2] >= 15 && levels[3] >= 6, "levels: %d %d %d", levels[1], levels[2], levels[3]);
+}
+
+/* Runs task t's reference at shape s on the cpu backend and compares with the host implementation.
+ * Returns 0 when they agree; prints the reason otherwise. */
+static int check_task(const struct kf_task *t, const struct kf_shape *s, uint64_t seed)
+{
+	struct kf_err e = KF_ERR_INIT;
+	struct kf_kfile *k = NULL;
+	struct kf_plan *p = NULL;
+	struct kf_compiled *c = NULL;
+	struct kf_session *ses = NULL;
+	struct kf_step_result *res = NULL;
+	double *dd[KF_MAX_BUFFERS] = {0};
+	int bad = 1;
+	char shape[256];
+	kf_shape_format(s, shape, sizeof(shape));
+
+	if (kf_kfile_load(t->reference, &k, &e) || kf_kfile_bind(k, t, &e) || kf_plan_make(k, t, s, &p, &e)) {
+		fprintf(stderr, "  task '%s': %s\n", t->name, e.msg);
+		goto out;
+	}
+	struct kf_compile_opts co = {0};
+	co.backend = KF_BACKEND_CPU;
+	if (kf_compile(k, &co, &c, &e) != KF_OK) {
+		fprintf(stderr, "  task '%s': compile: %s %s\n", t->name, e.msg, c ? c->log : "");
+		goto out;
+	}
+	/* arena: inputs, then [guard|data|guard] per plan buffer */
+	int64_t in_off[KF_MAX_BUFFERS], out_off[KF_MAX_BUFFERS];
+	size_t off = 0;
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+		in_off[b] = out_off[b] = -1;
+		if (b < t->n_tensors && t->tensors[b].role != KF_ROLE_OUTPUT) {
+			in_off[b] = (int64_t)off;
+			off += (p->buffers[b].n_bytes + 63) / 64 * 64;
+		}
+	}
+	for (size_t b = 0; b < p->n_buffers && b < KF_MAX_BUFFERS; b++) {
+		out_off[b] = (int64_t)off;
+		off += (2 * KF_GUARD_BYTES + p->buffers[b].n_bytes + 255) / 256 * 256;
+	}
+	struct kf_worker_opts wo = {0};
+	wo.backend = KF_BACKEND_CPU;
+	wo.start_timeout_ms = 30000;
+	if (kf_session_start(&wo, c, p, off ? off : 4096, &ses, &e) != KF_OK) {
+		fprintf(stderr, "  task '%s': session: %s\n", t->name, e.msg);
+		goto out;
+	}
+	uint8_t *arena = kf_session_arena(ses);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, seed);
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		size_t n = (size_t)p->buffers[b].numel;
+		dd[b] = calloc(n ? n : 1, sizeof(double));
+		if (!dd[b])
+			goto out;
+		if (in_off[b] < 0)
+			continue;
+		void *data = arena + in_off[b];
+		kf_inputs_fill(data, t->tensors[b].dtype, n, &t->tensors[b], KF_INPUT_INIT, &rng);
+		for (size_t i = 0; i < n; i++)
+			dd[b][i] = kf_elem_get(data, t->tensors[b].dtype, i);
+	}
+	struct kf_step step;
+	memset(&step, 0, sizeof(step));
+	step.flags = KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT;
+	step.reps = 1;
+	step.poison = POISON;
+	step.canary = CANARY;
+	step.timeout_ms = 120000;
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+		step.in_off[b] = in_off[b];
+		step.out_off[b] = out_off[b];
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		goto out;
+	if (kf_session_step(ses, &step, res, &e) != KF_OK || res->status != KF_OK) {
+		fprintf(stderr, "  task '%s' %s: step: %s %s\n", t->name, shape, e.msg, res->msg);
+		goto out;
+	}
+
+	/* host implementation on the same (dtype-rounded) inputs */
+	const char *tn[KF_MAX_BUFFERS], *dn[KF_MAX_DIMS], *pn[KF_MAX_BUFFERS];
+	double pv[KF_MAX_BUFFERS];
+	int64_t dv[KF_MAX_DIMS];
+	for (size_t b = 0; b < t->n_tensors; b++)
+		tn[b] = t->tensors[b].name;
+	for (size_t d = 0; d < t->n_dims && d < KF_MAX_DIMS; d++) {
+		dn[d] = t->dims[d];
+		kf_shape_get(s, t->dims[d], &dv[d]);
+	}
+	for (size_t q = 0; q < t->n_params && q < KF_MAX_BUFFERS; q++) {
+		pn[q] = t->params[q].name;
+		pv[q] = (t->params[q].dtype == KF_DTYPE_F32 || t->params[q].dtype == KF_DTYPE_F64)
+				? (t->params[q].dtype == KF_DTYPE_F32 ? (double)(float)t->params[q].value : t->params[q].value)
+				: (double)t->params[q].ivalue;
+	}
+	struct taskref_io io = {t->n_tensors, tn, dd, t->n_dims, dn, dv, t->n_params, pn, pv};
+	taskref_fn fn = taskref_find(t->name);
+	if (!fn) {
+		fprintf(stderr, "  task '%s': no host implementation\n", t->name);
+		goto out;
+	}
+	fn(&io);
+
+	bad = 0;
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		if (t->tensors[b].role == KF_ROLE_INPUT)
+			continue;
+		enum kf_dtype dt = t->tensors[b].dtype;
+		struct kf_tol tol = kf_task_tolerance(t, dt);
+		const uint8_t *got = arena + out_off[b] + KF_GUARD_BYTES;
+		size_t n = (size_t)p->buffers[b].numel, nbad = 0;
+		for (size_t i = 0; i < n; i++) {
+			double g = kf_elem_get(got, dt, i), want = dd[b][i];
+			if (!(fabs(g - want) <= tol.atol + tol.rtol * fabs(want))) {
+				if (!nbad)
+					fprintf(stderr, "  task '%s' %s: %s[%zu] = %.9g, host %.9g (atol %g rtol %g)\n", t->name,
+						shape, t->tensors[b].name, i, g, want, tol.atol, tol.rtol);
+				nbad++;
+			}
+		}
+		if (nbad) {
+			fprintf(stderr, "  task '%s': %zu of %zu elements of '%s' differ\n", t->name, nbad, n,
+				t->tensors[b].name);
+			bad = 1;
+		}
+	}
+out:
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++)
+		free(dd[b]);
+	free(res);
+	kf_session_end(ses, NULL);
+	kf_compiled_free(c);
+	kf_plan_free(p);
+	kf_kfile_free(k);
+	return bad;
+}
+
+static void test_references_match_host(void)
+{
+	find_tasks();
+	struct kf_device_info info;
+	struct kf_err e = KF_ERR_INIT;
+	if (kf_device_probe(KF_BACKEND_CPU, NULL, &info, &e) != KF_OK)
+		KF_SKIP("cpu backend unavailable");
+	/* kf_compile reaches the cpu backend through a weak reference; this call links it in */
+	fprintf(stderr, "  cpu backend: %s\n", kf_cpu_compiler_id());
+	const char *only = getenv("KFORGE_TASKS_ONLY"); /* a substring, to rerun one task */
+	int n_bad = 0, n_run = 0;
+	for (size_t i = 0; i < g_tasks.gl_pathc; i++) {
+		struct kf_task *t = NULL;
+		if (kf_task_load(g_tasks.gl_pathv[i], 0, NULL, &t, &e) != KF_OK)
+			continue; /* reported by test_suite_loads_strict */
+		if (only && !strstr(t->name, only)) {
+			kf_task_free(t);
+			continue;
+		}
+		/* the cheapest declared shape (public or hidden) keeps the whole suite within seconds */
+		const struct kf_shape *best = NULL;
+		int64_t best_cost = 0;
+		for (size_t s = 0; s < t->n_public + t->n_hidden; s++) {
+			const struct kf_shape *sh = s < t->n_public ? &t->shapes_public[s] : &t->shapes_hidden[s - t->n_public];
+			int64_t cost = shape_cost(t, sh);
+			if (!best || cost < best_cost) {
+				best = sh;
+				best_cost = cost;
+			}
+		}
+		int r = check_task(t, best, 0x9e3779b97f4a7c15ull ^ (uint64_t)i);
+		CHECKF(r == 0, "task '%s': reference disagrees with its host implementation", t->name);
+		n_bad += r;
+		n_run++;
+		kf_task_free(t);
+	}
+	fprintf(stderr, "  %d tasks checked against host implementations, %d disagree\n", n_run, n_bad);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct kf_test_case cases[] = {
+		TEST(test_suite_loads_strict),
+		TEST(test_references_match_host),
+	};
+	int rc = kf_test_run(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
+	globfree(&g_tasks);
+	return rc;
+}
