@@ -1,0 +1,914 @@
+/* Tests for the LLM client (agent/llm*.c) against tests/llm_server.py on a free loopback port: both
+ * dialects, token/cost accounting, the SDK retry rules (retry-after, backoff, final errors), timeouts,
+ * broken bodies, concurrency seen in the server's log, the replay provider, and that the API key never
+ * shows up in a log line, an error or the server's log. */
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "testing.h"
+
+#define SECRET_KEY "sk-kforge-test-S3CR3T-0123456789abcdef"
+
+static pid_t srv_pid;
+static int srv_port;
+static char srv_dir[64], srv_log[128], base_openai[128], base_anthropic[128];
+
+static void server_stop(void)
+{
+	if (srv_pid > 0) {
+		kill(srv_pid, SIGTERM);
+		waitpid(srv_pid, NULL, 0);
+		srv_pid = 0;
+	}
+	if (srv_dir[0]) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", srv_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", srv_dir);
+		srv_dir[0] = '\0';
+	}
+}
+
+/* One server per test binary; each test loads its own script through /_control/script. */
+static bool server_start(void)
+{
+	char port_file[128];
+	if (srv_pid > 0)
+		return true;
+	snprintf(srv_dir, sizeof(srv_dir), "/tmp/kf-llm-test.XXXXXX");
+	if (!mkdtemp(srv_dir))
+		return false;
+	snprintf(port_file, sizeof(port_file), "%s/port", srv_dir);
+	snprintf(srv_log, sizeof(srv_log), "%s/log.jsonl", srv_dir);
+	srv_pid = fork();
+	if (srv_pid == 0) {
+		/* The server must not outlive a crashed test, nor hold the runner's output pipes open. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("python3", "python3", "tests/llm_server.py", "--port", "0", "--port-file", port_file, "--log",
+		       srv_log, (char *)NULL);
+		_exit(127);
+	}
+	atexit(server_stop);
+	for (int i = 0; i < 200; i++) { /* python starts in well under 10 s even under load */
+		FILE *f = fopen(port_file, "r");
+		if (f) {
+			int ok = fscanf(f, "%d", &srv_port);
+			fclose(f);
+			if (ok == 1) {
+				snprintf(base_openai, sizeof(base_openai), "http://127.0.0.1:%d/v1", srv_port);
+				snprintf(base_anthropic, sizeof(base_anthropic), "http://127.0.0.1:%d", srv_port);
+				return true;
+			}
+		}
+		usleep(50000);
+	}
+	return false;
+}
+
+static size_t sink(char *p, size_t s, size_t n, void *u)
+{
+	(void)p;
+	(void)u;
+	return s * n;
+}
+
+static bool server_script(const char *json)
+{
+	char url[128];
+	long code = 0;
+	CURL *e;
+	if (!server_start())
+		return false;
+	e = curl_easy_init();
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/_control/script", srv_port);
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_POSTFIELDS, json);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_perform(e);
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(e);
+	return code == 200;
+}
+
+/* The server's log as an array of request records (caller deletes). The server writes a record just
+ * after its reply, so wait (up to 3 s) until at least `want` records are there. */
+static cJSON *server_log_read(void);
+static cJSON *server_log_n(int want)
+{
+	for (int i = 0;; i++) {
+		cJSON *a = server_log_read();
+		if (cJSON_GetArraySize(a) >= want || i >= 300)
+			return a;
+		cJSON_Delete(a);
+		usleep(10000);
+	}
+}
+
+static cJSON *server_log_read(void)
+{
+	struct kf_buf b = KF_BUF_INIT(64u << 20);
+	cJSON *arr = cJSON_CreateArray();
+	char *line, *save = NULL;
+	if (kf_buf_read_file(&b, srv_log, NULL) == KF_OK)
+		for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			cJSON *o = cJSON_Parse(line);
+			if (o)
+				cJSON_AddItemToArray(arr, o);
+		}
+	kf_buf_release(&b);
+	return arr;
+}
+
+static char *server_log_text(void)
+{
+	struct kf_buf b = KF_BUF_INIT(64u << 20);
+	kf_buf_read_file(&b, srv_log, NULL);
+	return kf_buf_detach(&b, NULL);
+}
+
+static struct kf_buf client_log = KF_BUF_INIT(1u << 20);
+static void log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	kf_buf_adds(&client_log, line);
+	kf_buf_addch(&client_log, '\n');
+}
+
+static struct kf_llm_config cfg_for(enum kf_llm_provider p, const char *model)
+{
+	struct kf_llm_config c = {0};
+	c.provider = p;
+	c.model = model;
+	c.base_url = p == KF_LLM_ANTHROPIC ? base_anthropic : base_openai;
+	c.api_key = SECRET_KEY;
+	c.timeout_ms = 5000;
+	c.jitter_seed = 42;
+	c.log = log_line;
+	c.prices_path = NULL;
+	return c;
+}
+
+/* Submits n copies of a simple prompt and polls until all are done; results by tag. */
+static enum kf_status run_n(const struct kf_llm_config *cfg, int n, struct kf_llm_result **res, double *wall_ms,
+			    struct kf_err *err)
+{
+	struct kf_llm_client *c;
+	struct kf_llm_message m = {"user", "write a kernel please"};
+	struct kf_llm_request rq = {"you are a CUDA expert", 1, &m, 0};
+	double t0 = kf_now_ms();
+	enum kf_status st = kf_llm_client_new(cfg, &c, err);
+	int got = 0;
+
+	for (int i = 0; i < n; i++)
+		res[i] = NULL;
+	if (st)
+		return st;
+	for (int i = 0; i < n && !st; i++)
+		st = kf_llm_submit(c, &rq, (uint64_t)i, err);
+	while (!st && got < n) {
+		struct kf_llm_result *r = NULL;
+		st = kf_llm_poll(c, 10000, &r, err);
+		if (!r)
+			break;
+		if (r->tag < (uint64_t)n && !res[r->tag]) {
+			res[r->tag] = r;
+			got++;
+		} else {
+			kf_llm_result_free(r);
+		}
+	}
+	if (wall_ms)
+		*wall_ms = kf_now_ms() - t0;
+	if (!st && got < n)
+		st = kf_err_set(err, KF_ERR_INTERNAL, "only %d of %d results came back", got, n);
+	kf_llm_client_free(c);
+	return st;
+}
+
+static double jnum(const cJSON *o, const char *path);
+static const cJSON *jget(const cJSON *o, const char *path)
+{
+	char buf[256], *tok, *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+		if (*tok >= '0' && *tok <= '9')
+			o = cJSON_GetArrayItem(o, atoi(tok));
+		else
+			o = cJSON_GetObjectItemCaseSensitive(o, tok);
+	}
+	return o;
+}
+
+static double jnum(const cJSON *o, const char *path)
+{
+	const cJSON *v = jget(o, path);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *jstr(const cJSON *o, const char *path)
+{
+	const cJSON *v = jget(o, path);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_openai_exchange(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg;
+	cJSON *log;
+	CHECK(server_script("{\"replies\":[{\"text\":\"```cuda\\nok\\n```\",\"tokens_in\":1000,\"tokens_out\":500}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o-mini-2024-07-18");
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (!r[0])
+		return;
+	CHECK_EQ_INT(r[0]->status, KF_OK);
+	CHECK_STR(r[0]->text, "```cuda\nok\n```");
+	CHECK_STR(r[0]->finish_reason, "stop");
+	CHECK_EQ_INT(r[0]->tokens_in, 1000);
+	CHECK_EQ_INT(r[0]->tokens_out, 500);
+	/* gpt-4o-mini*: 0.15 in, 0.60 out per 1M tokens (the longer prefix beats gpt-4o*) */
+	CHECK(r[0]->cost_known);
+	CHECK_NEAR(r[0]->cost_usd, (1000 * 0.15 + 500 * 0.60) / 1e6, 1e-12);
+	CHECK_EQ_INT(r[0]->attempts, 1);
+	CHECK_EQ_INT(r[0]->http_status, 200);
+	CHECK_STR(r[0]->request_id, "req_1");
+	CHECK_STR(r[0]->provider, "openai");
+	CHECK_CONTAINS(r[0]->prompt_json, "\"role\":\"system\"");
+	CHECK_CONTAINS(r[0]->prompt_json, "write a kernel please");
+	log = server_log_n(1);
+	CHECK_EQ_INT(cJSON_GetArraySize(log), 1);
+	CHECK_STR(jstr(log, "0.path"), "/v1/chat/completions");
+	CHECK_STR(jstr(log, "0.headers.authorization"), "bearer-present");
+	CHECK_STR(jstr(log, "0.body.model"), "gpt-4o-mini-2024-07-18");
+	CHECK_STR(jstr(log, "0.body.messages.0.role"), "system");
+	CHECK_STR(jstr(log, "0.body.messages.1.role"), "user");
+	CHECK(cJSON_IsNumber(jget(log, "0.body.max_completion_tokens")));
+	CHECK(!jget(log, "0.body.max_tokens"));
+	CHECK(!jget(log, "0.body.temperature")); /* not sent unless asked: reasoning models reject it */
+	CHECK_CONTAINS(client_log.data, "request id 'req_1'");
+	cJSON_Delete(log);
+	kf_llm_result_free(r[0]);
+}
+
+static void test_anthropic_exchange(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg;
+	cJSON *log;
+	CHECK(server_script("{\"replies\":[{\"text\":\"hello\",\"finish_reason\":\"length\",\"tokens_in\":2000,"
+			    "\"tokens_out\":100}]}"));
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-sonnet-4-5-20250929");
+	cfg.max_tokens = 1234;
+	cfg.temperature_set = true;
+	cfg.temperature = 0.7;
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (!r[0])
+		return;
+	CHECK_EQ_INT(r[0]->status, KF_OK);
+	CHECK_STR(r[0]->text, "hello");
+	CHECK_STR(r[0]->finish_reason, "length"); /* stop_reason max_tokens, normalized */
+	CHECK_NEAR(r[0]->cost_usd, (2000 * 3.0 + 100 * 15.0) / 1e6, 1e-12);
+	CHECK_STR(r[0]->request_id, "req_1");
+	log = server_log_n(1);
+	CHECK_STR(jstr(log, "0.path"), "/v1/messages");
+	CHECK_STR(jstr(log, "0.headers.x-api-key"), "present");
+	CHECK_STR(jstr(log, "0.headers.anthropic-version"), "2023-06-01");
+	CHECK_STR(jstr(log, "0.body.system"), "you are a CUDA expert");
+	CHECK_EQ_INT(cJSON_GetArraySize(jget(log, "0.body.messages")), 1);
+	CHECK_STR(jstr(log, "0.body.messages.0.role"), "user");
+	CHECK_NEAR(jnum(log, "0.body.max_tokens"), 1234, 0);
+	CHECK_NEAR(jnum(log, "0.body.temperature"), 0.7, 1e-9);
+	cJSON_Delete(log);
+	kf_llm_result_free(r[0]);
+}
+
+static void test_token_field_and_prices(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg;
+	char prices[128];
+	FILE *f;
+	cJSON *log;
+
+	/* A local server that only knows max_tokens, and a model with no price. */
+	CHECK(server_script("{\"replies\":[{\"text\":\"a\",\"tokens_in\":10,\"tokens_out\":10}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "qwen2.5-coder-32b");
+	cfg.max_tokens_field = "max_tokens";
+	cfg.max_tokens = 77;
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK(!r[0]->cost_known);
+		CHECK_NEAR(r[0]->cost_usd, 0, 0);
+		CHECK_CONTAINS(client_log.data, "price unknown");
+	}
+	kf_llm_result_free(r[0]);
+	log = server_log_n(1);
+	CHECK_NEAR(jnum(log, "0.body.max_tokens"), 77, 0);
+	CHECK(!jget(log, "0.body.max_completion_tokens"));
+	cJSON_Delete(log);
+
+	/* A user price table extends the built-in one (and overrides an entry). */
+	snprintf(prices, sizeof(prices), "%s/prices.json", srv_dir);
+	f = fopen(prices, "w");
+	fputs("{\"models\":{\"qwen2.5-coder*\":{\"input\":1.0,\"output\":2.0},\"gpt-4o*\":{\"input\":100,\"output\":0}}}", f);
+	fclose(f);
+	CHECK(server_script("{\"replies\":[{\"text\":\"a\",\"tokens_in\":10,\"tokens_out\":10}]}"));
+	cfg.prices_path = prices;
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK(r[0]->cost_known);
+		CHECK_NEAR(r[0]->cost_usd, (10 * 1.0 + 10 * 2.0) / 1e6, 1e-12);
+	}
+	kf_llm_result_free(r[0]);
+	{
+		struct kf_prices *p = NULL;
+		double usd;
+		CHECK(kf_prices_load(prices, &p, &err) == KF_OK);
+		CHECK(kf_prices_cost(p, "gpt-4o-2024-08-06", 1000000, 5, &usd));
+		CHECK_NEAR(usd, 100.0, 1e-9);
+		CHECK(kf_prices_cost(p, "gpt-4o-mini", 1000000, 0, &usd)); /* longer built-in prefix still wins */
+		CHECK_NEAR(usd, 0.15, 1e-9);
+		CHECK(!kf_prices_cost(p, "gpt-3", 1, 1, &usd));
+		kf_prices_free(p);
+	}
+	f = fopen(prices, "w");
+	fputs("{\"models\":{\"x\":{\"input\":-1,\"output\":2}}}", f);
+	fclose(f);
+	cfg.prices_path = prices;
+	{
+		struct kf_llm_client *c = NULL;
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+		CHECK(!c);
+	}
+}
+
+static void test_retry_429_retry_after(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg;
+	double wall;
+	cJSON *log;
+	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"1\"},{\"text\":\"after\"}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (!r[0])
+		return;
+	CHECK_EQ_INT(r[0]->status, KF_OK);
+	CHECK_STR(r[0]->text, "after");
+	CHECK_EQ_INT(r[0]->attempts, 2);
+	log = server_log_n(2);
+	CHECK_EQ_INT(cJSON_GetArraySize(log), 2);
+	/* retry-after: 1 s, honoured (not the 0.5 s backoff), with scheduling slack */
+	{
+		double gap = jnum(log, "1.t_start") - jnum(log, "0.t_end");
+		CHECKF(gap >= 0.95 && gap < 1.6, "gap %.3f s", gap);
+	}
+	CHECKF(wall >= 950 && wall < 2500, "wall %.0f ms", wall);
+	CHECK_CONTAINS(client_log.data, "http 429");
+	CHECK_CONTAINS(client_log.data, "retry in 1000 ms");
+	cJSON_Delete(log);
+	kf_llm_result_free(r[0]);
+
+	/* retry-after-ms wins over retry-after */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_ms\":\"200\",\"retry_after\":\"30\"},"
+			    "{\"text\":\"after\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->attempts, 2);
+		CHECKF(wall >= 190 && wall < 1500, "wall %.0f ms", wall);
+	}
+	kf_llm_result_free(r[0]);
+}
+
+static void test_retry_5xx_then_success(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg;
+	double wall;
+	cJSON *log;
+
+	CHECK(server_script("{\"replies\":[{\"fault\":\"500\"},{\"text\":\"fine\"}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_OK);
+		CHECK_EQ_INT(r[0]->attempts, 2);
+		/* no retry-after: first backoff 0.5 s minus up to 25% jitter */
+		CHECKF(wall >= 370 && wall < 1500, "wall %.0f ms", wall);
+	}
+	kf_llm_result_free(r[0]);
+
+	/* 529 overloaded (anthropic), then a retry-after over 60 s is ignored for the backoff */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"529\",\"retry_after\":\"120\"},{\"text\":\"ok\"}]}"));
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest");
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_OK);
+		CHECK_STR(r[0]->text, "ok");
+		CHECK_EQ_INT(r[0]->attempts, 2);
+		CHECKF(wall < 2000, "wall %.0f ms", wall);
+	}
+	kf_llm_result_free(r[0]);
+	CHECK_CONTAINS(client_log.data, "http 529: overloaded_error");
+
+	/* retries run out: 3 attempts (max_retries 2), the last error is reported */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"500\",\"retry_after_ms\":\"10\"},"
+			    "{\"fault\":\"500\",\"retry_after_ms\":\"10\"},{\"fault\":\"503\"},{\"text\":\"never\"}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_HTTP);
+		CHECK_EQ_INT(r[0]->attempts, 3);
+		CHECK_EQ_INT(r[0]->http_status, 500); /* the unknown fault "503" answers 500 */
+		CHECK_STR(r[0]->text, "");
+	}
+	kf_llm_result_free(r[0]);
+	log = server_log_n(3);
+	CHECK_EQ_INT(cJSON_GetArraySize(log), 3);
+	cJSON_Delete(log);
+}
+
+static void test_final_errors_not_retried(void)
+{
+	static const char *const scripts[] = {
+		"{\"replies\":[{\"fault\":\"status\",\"status\":400},{\"text\":\"x\"}]}",
+		"{\"replies\":[{\"fault\":\"status\",\"status\":401},{\"text\":\"x\"}]}",
+		"{\"replies\":[{\"fault\":\"status\",\"status\":403},{\"text\":\"x\"}]}",
+		"{\"replies\":[{\"fault\":\"status\",\"status\":404},{\"text\":\"x\"}]}",
+		"{\"replies\":[{\"fault\":\"429\",\"quota\":true},{\"text\":\"x\"}]}",
+	};
+	static const int want[] = {400, 401, 403, 404, 429};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(scripts); i++) {
+		struct kf_llm_result *r[1];
+		struct kf_err err = KF_ERR_INIT;
+		struct kf_llm_config cfg = cfg_for(i % 2 ? KF_LLM_ANTHROPIC : KF_LLM_OPENAI, "m");
+		cJSON *log;
+		CHECK(server_script(scripts[i]));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (!r[0])
+			continue;
+		CHECK_EQ_INT(r[0]->status, KF_ERR_HTTP);
+		CHECK_EQ_INT(r[0]->http_status, want[i]);
+		CHECK_EQ_INT(r[0]->attempts, 1);
+		CHECKF(strstr(r[0]->error, "http ") == r[0]->error, "%s", r[0]->error);
+		log = server_log_n(1);
+		CHECK_EQ_INT(cJSON_GetArraySize(log), 1);
+		cJSON_Delete(log);
+		kf_llm_result_free(r[0]);
+	}
+	/* a server that says "x-should-retry: false" is not needed here; a rejected field is a 400 */
+	{
+		struct kf_llm_result *r[1];
+		struct kf_err err = KF_ERR_INIT;
+		struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "o3");
+		cfg.temperature_set = true;
+		cfg.temperature = 1.0;
+		CHECK(server_script("{\"reject_fields\":[\"temperature\"],\"replies\":[{\"text\":\"x\"}]}"));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0]) {
+			CHECK_EQ_INT(r[0]->http_status, 400);
+			CHECK_CONTAINS(r[0]->error, "temperature");
+		}
+		kf_llm_result_free(r[0]);
+	}
+}
+
+static void test_timeout_then_success(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	double wall;
+	cfg.timeout_ms = 400;
+	CHECK(server_script("{\"replies\":[{\"fault\":\"slow\",\"sleep_s\":2,\"text\":\"late\"},{\"text\":\"on time\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_OK);
+		CHECK_STR(r[0]->text, "on time");
+		CHECK_EQ_INT(r[0]->attempts, 2);
+		CHECKF(wall >= 700 && wall < 1900, "wall %.0f ms", wall); /* 400 timeout + ~0.4-0.5 s backoff */
+	}
+	kf_llm_result_free(r[0]);
+	CHECK_CONTAINS(client_log.data, "no complete reply within 400 ms");
+
+	cfg.max_retries = -1;
+	CHECK(server_script("{\"replies\":[{\"fault\":\"slow\",\"sleep_s\":2,\"text\":\"late\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_TIMEOUT);
+		CHECK_EQ_INT(r[0]->attempts, 1);
+		CHECK_EQ_INT(r[0]->http_status, 0);
+	}
+	kf_llm_result_free(r[0]);
+}
+
+static void test_broken_bodies(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+
+	/* A body cut short is a connection error: retried (as the SDKs do), then fine. */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"truncated\"},{\"text\":\"whole\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_OK);
+		CHECK_EQ_INT(r[0]->attempts, 2);
+	}
+	kf_llm_result_free(r[0]);
+	cfg.max_retries = -1;
+	CHECK(server_script("{\"replies\":[{\"fault\":\"truncated\"},{\"text\":\"whole\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_NETWORK);
+		CHECK_STR(r[0]->text, "");
+	}
+	kf_llm_result_free(r[0]);
+
+	/* A complete body that is not JSON is final (the SDKs do not retry a parse failure). */
+	cfg.max_retries = 0;
+	CHECK(server_script("{\"replies\":[{\"fault\":\"invalid_json\"},{\"text\":\"x\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_PARSE);
+		CHECK_EQ_INT(r[0]->attempts, 1);
+		CHECK_CONTAINS(r[0]->error, "not valid JSON");
+	}
+	kf_llm_result_free(r[0]);
+
+	CHECK(server_script("{\"replies\":[{\"fault\":\"empty_choices\"},{\"text\":\"x\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_PARSE);
+		CHECK_CONTAINS(r[0]->error, "empty choice list");
+		CHECK_EQ_INT(r[0]->tokens_in, 5); /* usage still counted: it was billed */
+	}
+	kf_llm_result_free(r[0]);
+
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest");
+	CHECK(server_script("{\"replies\":[{\"fault\":\"empty_choices\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_PARSE);
+		CHECK_CONTAINS(r[0]->error, "no text block");
+	}
+	kf_llm_result_free(r[0]);
+
+	/* Bounded body: a reply larger than the bound is an error, never a huge allocation. */
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	cfg.max_response_bytes = 256;
+	CHECK(server_script("{\"replies\":[{\"text\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_LIMIT);
+		CHECK_EQ_INT(r[0]->attempts, 1);
+		CHECK_CONTAINS(r[0]->error, "larger than 256 bytes");
+	}
+	kf_llm_result_free(r[0]);
+
+	/* Nothing listening: connection refused is retried, then a network error. */
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	cfg.base_url = "http://127.0.0.1:1/v1";
+	cfg.max_retries = 1;
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_NETWORK);
+		CHECK_EQ_INT(r[0]->attempts, 2);
+	}
+	kf_llm_result_free(r[0]);
+}
+
+/* Largest number of requests the server was handling at one moment, from its log's intervals. */
+static int max_overlap(const cJSON *log)
+{
+	int n = cJSON_GetArraySize(log), best = 0;
+	for (int i = 0; i < n; i++) {
+		double t = jnum(cJSON_GetArrayItem(log, i), "t_start");
+		int k = 0;
+		for (int j = 0; j < n; j++) {
+			const cJSON *e = cJSON_GetArrayItem(log, j);
+			if (jnum(e, "t_start") <= t && t < jnum(e, "t_end"))
+				k++;
+		}
+		if (k > best)
+			best = k;
+	}
+	return best;
+}
+
+static void test_concurrency(void)
+{
+	struct kf_llm_result *r[6];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	const char *script = "{\"rules\":[{\"match\":\"kernel\",\"text\":\"r\",\"delay_s\":0.6}]}";
+	double wall;
+	cJSON *log;
+
+	cfg.concurrency = 3;
+	CHECK(server_script(script));
+	CHECKF(run_n(&cfg, 6, r, &wall, &err) == KF_OK, "%s", err.msg);
+	for (int i = 0; i < 6; i++) {
+		if (r[i])
+			CHECK_EQ_INT(r[i]->status, KF_OK);
+		kf_llm_result_free(r[i]);
+	}
+	log = server_log_n(6);
+	CHECK_EQ_INT(cJSON_GetArraySize(log), 6);
+	CHECK_EQ_INT(max_overlap(log), 3);
+	CHECKF(wall >= 1150 && wall < 2400, "wall %.0f ms (two waves of 0.6 s)", wall);
+	cJSON_Delete(log);
+
+	cfg.concurrency = 1;
+	CHECK(server_script(script));
+	CHECKF(run_n(&cfg, 3, r, &wall, &err) == KF_OK, "%s", err.msg);
+	for (int i = 0; i < 3; i++)
+		kf_llm_result_free(r[i]);
+	log = server_log_n(3);
+	CHECK_EQ_INT(max_overlap(log), 1);
+	CHECKF(wall >= 1750, "wall %.0f ms", wall);
+	cJSON_Delete(log);
+
+	/* A request in backoff does not hold up the others: one 429 (retry-after 1 s) among fast ones. */
+	cfg.concurrency = 4;
+	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"1\"},{\"text\":\"a\"},{\"text\":\"b\"},"
+			    "{\"text\":\"c\"},{\"text\":\"d\"}]}"));
+	{
+		struct kf_llm_client *c = NULL;
+		struct kf_llm_message m = {"user", "x"};
+		struct kf_llm_request rq = {NULL, 1, &m, 0};
+		double t0 = kf_now_ms(), first_three = 0;
+		int got = 0;
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+		for (int i = 0; c && i < 4; i++)
+			CHECK(kf_llm_submit(c, &rq, (uint64_t)i, &err) == KF_OK);
+		CHECK_EQ_INT(c ? kf_llm_pending(c) : 0, 4);
+		while (c && got < 4) {
+			struct kf_llm_result *x = NULL;
+			CHECK(kf_llm_poll(c, 5000, &x, &err) == KF_OK);
+			if (!x)
+				break;
+			if (++got == 3)
+				first_three = kf_now_ms() - t0;
+			kf_llm_result_free(x);
+		}
+		CHECK_EQ_INT(got, 4);
+		CHECKF(first_three < 700, "three fast replies took %.0f ms", first_three);
+		CHECK_EQ_INT(c ? kf_llm_pending(c) : 1, 0);
+		kf_llm_client_free(c);
+	}
+}
+
+static void test_key_never_written(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	char *slog;
+
+	kf_buf_reset(&client_log);
+	/* A server that repeats the key in its error message (some proxies do). */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"status\",\"status\":401,\"echo_key\":true,"
+			    "\"message\":\"bad key\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_HTTP);
+		CHECK_CONTAINS(r[0]->error, "bad key");
+		CHECK_CONTAINS(r[0]->error, "[redacted]");
+		CHECK(!strstr(r[0]->error, SECRET_KEY));
+		CHECK(!strstr(r[0]->error, "S3CR3T"));
+		CHECK(!strstr(r[0]->prompt_json, "S3CR3T"));
+	}
+	kf_llm_result_free(r[0]);
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest");
+	CHECK(server_script("{\"replies\":[{\"fault\":\"500\",\"echo_key\":true,\"retry_after_ms\":\"5\"},"
+			    "{\"fault\":\"status\",\"status\":403,\"echo_key\":true}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0])
+		CHECK(!strstr(r[0]->error, "S3CR3T"));
+	kf_llm_result_free(r[0]);
+	CHECK(client_log.len > 0);
+	CHECK(!strstr(client_log.data, "S3CR3T"));
+	cJSON_Delete(server_log_n(2));
+	slog = server_log_text();
+	CHECK(slog && strstr(slog, "x-api-key"));
+	CHECK(slog && !strstr(slog, "S3CR3T")); /* the server records only that a key was present */
+	free(slog);
+	/* client-side errors do not echo it either */
+	cfg.api_key = "sk-bad\r\nInjected: S3CR3T";
+	{
+		struct kf_llm_client *c = NULL;
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+		CHECK(!strstr(err.msg, "S3CR3T"));
+	}
+}
+
+static void test_missing_key_and_settings(void)
+{
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_client *c = NULL;
+	struct kf_llm_config cfg = {0};
+	char *saved_key = kf_strdup(getenv("OPENAI_API_KEY")), *saved_base = kf_strdup(getenv("OPENAI_BASE_URL"));
+	char *saved_akey = kf_strdup(getenv("ANTHROPIC_API_KEY")), *saved_abase = kf_strdup(getenv("ANTHROPIC_BASE_URL"));
+
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("OPENAI_BASE_URL");
+	unsetenv("ANTHROPIC_API_KEY");
+	unsetenv("ANTHROPIC_BASE_URL");
+	cfg.provider = KF_LLM_OPENAI;
+	cfg.model = "gpt-4o";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(err.msg, "OPENAI_API_KEY");
+	CHECK(!c);
+	cfg.provider = KF_LLM_ANTHROPIC;
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(err.msg, "ANTHROPIC_API_KEY");
+
+	/* A local server needs no key; the base URL may come from the environment. */
+	cfg.provider = KF_LLM_OPENAI;
+	setenv("OPENAI_BASE_URL", base_openai, 1);
+	CHECK(server_script("{\"replies\":[{\"text\":\"local\"}]}"));
+	{
+		struct kf_llm_result *r[1];
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0])
+			CHECK_STR(r[0]->text, "local");
+		kf_llm_result_free(r[0]);
+		cJSON *log = server_log_n(1);
+		CHECK(!jget(log, "0.headers.authorization"));
+		cJSON_Delete(log);
+	}
+	/* the key from the environment */
+	setenv("OPENAI_API_KEY", "sk-env-key", 1);
+	CHECK(server_script("{\"require_key\":\"sk-env-key\",\"replies\":[{\"text\":\"authorized\"}]}"));
+	{
+		struct kf_llm_result *r[1];
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0])
+			CHECK_STR(r[0]->text, "authorized");
+		kf_llm_result_free(r[0]);
+	}
+
+	cfg.base_url = "ftp://example.com/v1";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+	cfg.base_url = base_openai;
+	cfg.max_tokens_field = "max_output_tokens";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+	cfg.max_tokens_field = NULL;
+	cfg.model = NULL;
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+	cfg.model = "m";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+	{
+		/* requests Anthropic would refuse are refused here, before any network */
+		struct kf_llm_message sys = {"system", "x"}, two[2] = {{"user", "a"}, {"user", "b"}},
+				      asst = {"assistant", "a"};
+		struct kf_llm_request r1 = {NULL, 1, &sys, 0}, r2 = {NULL, 2, two, 0}, r3 = {NULL, 1, &asst, 0},
+				      r4 = {NULL, 0, NULL, 0};
+		CHECK(kf_llm_submit(c, &r1, 1, &err) == KF_ERR_INVALID);
+		CHECK(kf_llm_submit(c, &r2, 2, &err) == KF_ERR_INVALID);
+		CHECK(kf_llm_submit(c, &r3, 3, &err) == KF_ERR_INVALID);
+		CHECK(kf_llm_submit(c, &r4, 4, &err) == KF_ERR_INVALID);
+		CHECK_EQ_INT(kf_llm_pending(c), 0);
+	}
+	{
+		struct kf_llm_result *x = (struct kf_llm_result *)1;
+		CHECK(kf_llm_poll(c, 1000, &x, &err) == KF_OK);
+		CHECK(x == NULL); /* nothing pending: returns at once */
+	}
+	kf_llm_client_free(c);
+	kf_llm_client_free(NULL);
+	kf_llm_result_free(NULL);
+
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("OPENAI_BASE_URL");
+	if (saved_key)
+		setenv("OPENAI_API_KEY", saved_key, 1);
+	if (saved_base)
+		setenv("OPENAI_BASE_URL", saved_base, 1);
+	if (saved_akey)
+		setenv("ANTHROPIC_API_KEY", saved_akey, 1);
+	if (saved_abase)
+		setenv("ANTHROPIC_BASE_URL", saved_abase, 1);
+	free(saved_key);
+	free(saved_base);
+	free(saved_akey);
+	free(saved_abase);
+}
+
+static void test_replay(void)
+{
+	struct kf_llm_config cfg = {0};
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_client *c = NULL;
+	struct kf_llm_message m = {"user", "x"};
+	struct kf_llm_request rq = {NULL, 1, &m, 0};
+	struct kf_llm_result *r = NULL;
+
+	cfg.provider = KF_LLM_REPLAY;
+	cfg.replay_path = "tests/data/llm/replay.jsonl";
+	CHECKF(kf_llm_client_new(&cfg, &c, &err) == KF_OK, "%s", err.msg);
+	if (!c)
+		return;
+	/* run 7 (the first with calls), in seq order though the file lists seq 1 first */
+	CHECK(kf_llm_submit(c, &rq, 10, &err) == KF_OK);
+	CHECK(kf_llm_poll(c, 0, &r, &err) == KF_OK);
+	if (r) {
+		CHECK_EQ_INT(r->tag, 10);
+		CHECK_EQ_INT(r->status, KF_OK);
+		CHECK_STR(r->text, "first reply");
+		CHECK_EQ_INT(r->tokens_in, 1200);
+		CHECK_EQ_INT(r->tokens_out, 300);
+		CHECK_NEAR(r->cost_usd, 0.0123, 1e-12);
+		CHECK(r->cost_known);
+		CHECK_STR(r->request_id, "req_a");
+		CHECK_STR(r->model, "gpt-4o");
+		CHECK_STR(r->provider, "replay");
+	}
+	kf_llm_result_free(r);
+	CHECK(kf_llm_submit(c, &rq, 11, &err) == KF_OK);
+	CHECK(kf_llm_poll(c, 0, &r, &err) == KF_OK);
+	if (r) {
+		CHECK_STR(r->text, "second reply");
+		CHECK_STR(r->finish_reason, "length");
+	}
+	kf_llm_result_free(r);
+	CHECK(kf_llm_submit(c, &rq, 12, &err) == KF_OK);
+	CHECK(kf_llm_poll(c, 0, &r, &err) == KF_OK);
+	if (r) {
+		CHECK_EQ_INT(r->status, KF_ERR_HTTP); /* the recorded call failed; replay fails it again */
+		CHECK_CONTAINS(r->error, "overloaded");
+	}
+	kf_llm_result_free(r);
+	CHECK(kf_llm_submit(c, &rq, 13, &err) == KF_OK);
+	CHECK(kf_llm_poll(c, 0, &r, &err) == KF_OK);
+	if (r) {
+		CHECK_EQ_INT(r->status, KF_ERR_LIMIT);
+		CHECK(r->exhausted);
+		CHECK_CONTAINS(r->error, "exhausted");
+	}
+	kf_llm_result_free(r);
+	kf_llm_client_free(c);
+
+	/* a chosen run */
+	cfg.replay_run = "8";
+	CHECKF(kf_llm_client_new(&cfg, &c, &err) == KF_OK, "%s", err.msg);
+	if (c) {
+		CHECK(kf_llm_submit(c, &rq, 1, &err) == KF_OK);
+		CHECK(kf_llm_poll(c, 0, &r, &err) == KF_OK);
+		if (r)
+			CHECK_STR(r->text, "other run");
+		kf_llm_result_free(r);
+		kf_llm_client_free(c);
+	}
+	cfg.replay_run = "99";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "no llm_call lines");
+	cfg.replay_run = NULL;
+	cfg.replay_path = "tests/data/llm/replay-bad.jsonl";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_PARSE);
+	CHECK_CONTAINS(err.msg, "replay-bad.jsonl:3");
+	cfg.replay_path = "tests/data/llm/corpus.json"; /* not an export */
+	CHECK(kf_llm_client_new(&cfg, &c, &err) != KF_OK);
+	cfg.replay_path = "tests/data/llm/no-such-file.jsonl";
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_NOTFOUND);
+	cfg.replay_path = NULL;
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
+}
+
+static void test_provider_names(void)
+{
+	enum kf_llm_provider p;
+	CHECK(kf_llm_provider_parse("anthropic", &p) && p == KF_LLM_ANTHROPIC);
+	CHECK(kf_llm_provider_parse("replay", &p) && p == KF_LLM_REPLAY);
+	CHECK(!kf_llm_provider_parse("gemini", &p));
+	CHECK_STR(kf_llm_provider_name(KF_LLM_OPENAI), "openai");
+}
+
+static void test_server_up(void)
+{
+	if (!server_start())
+		CHECKF(0, "tests/llm_server.py did not start (python3 missing?)");
+}
+
+KF_TEST_MAIN(TEST(test_server_up), TEST(test_provider_names), TEST(test_openai_exchange),
+	     TEST(test_anthropic_exchange), TEST(test_token_field_and_prices), TEST(test_retry_429_retry_after),
+	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried), TEST(test_timeout_then_success),
+	     TEST(test_broken_bodies), TEST(test_concurrency), TEST(test_key_never_written),
+	     TEST(test_missing_key_and_settings), TEST(test_replay))
