@@ -1,0 +1,163 @@
+/* kf_compile: one entry point for both backends. Picks the arch and options, derives the cache key
+ * (sha256 over backend, program name, source, options, arch and compiler id), answers from the cache
+ * when it can, else compiles in a sandboxed child (NVRTC for cuda, kf_cpu_compile for cpu) and stores
+ * the outcome (successes and compile errors alike: both are deterministic). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile_int.h"
+#include "cpu/cpu.h"
+#include "hash.h"
+
+/* Bump when anything that goes into a key or an entry changes meaning. */
+#define CACHE_KEY_VERSION "kforge-compile-v1"
+
+/* The cpu backend lives in sandbox/cpu/ (another module of this folder). Until its object is in the
+ * library these references are weak, so this file links without it and the cpu path reports
+ * "unavailable" instead. */
+#pragma weak kf_cpu_compile
+#pragma weak kf_cpu_compiler_id
+
+const char *kf_backend_name(enum kf_backend_kind b)
+{
+	switch (b) {
+	case KF_BACKEND_CPU:
+		return "cpu";
+	case KF_BACKEND_CUDA:
+		return "cuda";
+	}
+	return "unknown";
+}
+
+struct kf_compiled *kf_compiled_new(enum kf_backend_kind b)
+{
+	struct kf_compiled *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->backend = b;
+	c->log = calloc(1, 1);
+	if (!c->log) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void kf_compiled_free(struct kf_compiled *c)
+{
+	if (!c)
+		return;
+	free(c->image);
+	free(c->ptx);
+	free(c->log);
+	free(c->kernels);
+	free(c);
+}
+
+static void key_add(struct kf_sha256 *h, const char *s, size_t n)
+{
+	/* Length-prefixed, so no two different field lists hash the same bytes. */
+	uint64_t n64 = n;
+	kf_sha256_update(h, &n64, sizeof(n64));
+	kf_sha256_update(h, s, n);
+}
+
+static void key_adds(struct kf_sha256 *h, const char *s)
+{
+	key_add(h, s, strlen(s));
+}
+
+/* The name the compiler gives the program in its diagnostics ("softmax.cu(12): error ..."). */
+static const char *program_name(const struct kf_kfile *k)
+{
+	const char *slash;
+	if (!k->path || !*k->path)
+		return "kernel.cu";
+	slash = strrchr(k->path, '/');
+	return slash && slash[1] ? slash + 1 : k->path;
+}
+
+enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts, struct kf_compiled **out,
+			  struct kf_err *err)
+{
+	static const struct kf_compile_opts defaults = {.backend = KF_BACKEND_CUDA};
+	struct kf_nvrtc_opts nv;
+	struct kf_sha256 h;
+	uint8_t digest[KF_SHA256_BYTES];
+	char arch[16], key[65], dir[4096];
+	const char *compiler, *name;
+	bool use_cache;
+	double t0 = kf_now_ms();
+	struct kf_compiled *c = NULL;
+	enum kf_status st, cached_st;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (!k || !k->source)
+		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to compile");
+	name = program_name(k);
+
+	kf_sha256_init(&h);
+	key_adds(&h, CACHE_KEY_VERSION);
+	key_adds(&h, kf_backend_name(opts->backend));
+	key_adds(&h, name);
+	key_add(&h, k->source, k->source_len);
+	switch (opts->backend) {
+	case KF_BACKEND_CUDA:
+		st = kf_nvrtc_pick_arch(k->source, k->source_len, opts->arch, arch, err);
+		if (st)
+			return st;
+		kf_nvrtc_opts_make(arch, &nv);
+		for (size_t i = 0; i < nv.n; i++)
+			key_adds(&h, nv.argv[i]);
+		compiler = kf_nvrtc_compiler_id();
+		break;
+	case KF_BACKEND_CPU:
+		if (!kf_cpu_compile || !kf_cpu_compiler_id)
+			return kf_err_set(err, KF_ERR_UNAVAILABLE, "the cpu backend is not built into this binary");
+		snprintf(arch, sizeof(arch), "host");
+		key_adds(&h, opts->sanitize ? "sanitize=1" : "sanitize=0");
+		compiler = kf_cpu_compiler_id();
+		break;
+	default:
+		return kf_err_set(err, KF_ERR_INVALID, "unknown backend %d", (int)opts->backend);
+	}
+	key_adds(&h, arch);
+	key_adds(&h, compiler);
+	kf_sha256_final(&h, digest);
+	kf_hex_encode(digest, sizeof(digest), key);
+
+	/* No usable cache directory is not an error: the compile just is not remembered. */
+	use_cache = !opts->no_cache && kf_cache_dir(opts->cache_dir, dir, sizeof(dir), NULL) == KF_OK;
+	if (use_cache && kf_cache_load(dir, key, &c, &cached_st)) {
+		c->wall_ms = kf_now_ms() - t0;
+		*out = c;
+		if (cached_st == KF_ERR_COMPILE)
+			return kf_err_set(err, KF_ERR_COMPILE, "'%s' does not compile (cached result)", name);
+		return KF_OK;
+	}
+
+	if (opts->backend == KF_BACKEND_CUDA)
+		st = kf_nvrtc_compile(k->source, k->source_len, name, arch, &nv, opts->timeout_ms, &c, err);
+	else
+		st = kf_cpu_compile(k, opts, &c, err);
+	if (st != KF_OK && st != KF_ERR_COMPILE) {
+		kf_compiled_free(c);
+		return st;
+	}
+	if (!c)
+		return kf_err_set(err, KF_ERR_INTERNAL, "compiler returned %s without a result", kf_status_name(st));
+	memcpy(c->key, key, sizeof(c->key));
+	if (!c->compiler[0])
+		snprintf(c->compiler, sizeof(c->compiler), "%s", compiler);
+	if (!c->arch[0])
+		snprintf(c->arch, sizeof(c->arch), "%s", arch);
+	c->cached = false;
+	if (use_cache)
+		kf_cache_store(dir, c, st);
+	c->wall_ms = kf_now_ms() - t0;
+	*out = c;
+	return st;
+}
