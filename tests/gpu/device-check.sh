@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# The GPU checks of kforge in one run, for a machine with an NVIDIA GPU (CI has none; see README.md):
+# smoke (compile, load, launch, read back), `verify --backend cuda` on every example task and the hack
+# corpus, `profile` on the examples, a sticky fault followed by a good kernel, and cpu-vs-cuda verdicts.
+# Writes device-check.json (the summary) and device-check.log to OUTDIR; exits 0 when all held, 1 on any
+# mismatch, 3 when kforge cannot be built or run there, 4 when there is no usable GPU. Under 5 minutes.
+#
+#   tests/gpu/device-check.sh [OUTDIR]      run the checks (OUTDIR: $OUT if set, else build/device-check)
+#   tests/gpu/device-check.sh --bundle DIR  on the build machine: copy build/kforge, build/kforge-worker and
+#                                           the shared libraries a GPU machine may lack (cJSON, PCRE2,
+#                                           SQLite, libcurl and theirs) into DIR/bin and DIR/lib, to carry
+#
+# Binaries, first found: $KFORGE_BUNDLE (a --bundle folder), build/device-bundle, $KFORGE_BUILD (default
+# build/, when all their libraries resolve), else `make` there (needs the -dev packages). --bundle copies
+# from $KFORGE_BUILD too.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+
+# ---- bundle mode (runs here, without a GPU) ----------------------------------------------------------
+if [ "${1:-}" = "--bundle" ]; then
+	dir=${2:?usage: device-check.sh --bundle DIR}
+	bdir=${KFORGE_BUILD:-build}
+	[ -x "$bdir/kforge" ] && [ -x "$bdir/kforge-worker" ] || { echo "device-check: build first (make BUILD=$bdir)" >&2; exit 3; }
+	mkdir -p "$dir/bin" "$dir/lib"
+	cp "$bdir/kforge" "$bdir/kforge-worker" "$dir/bin/"
+	# Everything ldd resolves outside glibc, the toolkit and the compiler runtime: those the GPU machine has.
+	ldd "$bdir/kforge" "$bdir/kforge-worker" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+		grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libgcc_s|libstdc\+\+|libresolv)\.so' |
+		grep -v '/usr/local/cuda' | while read -r lib; do cp -L "$lib" "$dir/lib/"; done
+	du -sh "$dir" | awk '{print "device-check: bundle of " $1 " in " $2}'
+	ls "$dir/lib"
+	exit 0
+fi
+
+# ---- run mode -----------------------------------------------------------------------------------------
+outdir=${1:-${OUT:-build/device-check}}
+mkdir -p "$outdir"
+log="$outdir/device-check.log"
+: >"$log"
+results="$outdir/.results.tsv"
+: >"$results"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kforge-devcheck.XXXXXX")
+trap 'rm -rf "$tmp" "$results"' EXIT
+t_start=$(date +%s)
+budget_s=${DEVICE_CHECK_BUDGET_S:-200} # no new check past this; with the per-command limits (60 s, profile 90 s) the run stays < 5 min
+
+say() { echo "$*" | tee -a "$log"; }
+# record NAME pass|fail|skip DETAIL
+record() {
+	printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "$3" | tr '\t\n' '  ' | head -c 600)" >>"$results"
+	say "$(printf '%-5s %s: %s' "$2" "$1" "$3")"
+}
+out_of_time() { [ $(($(date +%s) - t_start)) -ge "$budget_s" ]; }
+
+summary() { # summary EXIT_CODE GPU(true|false) REASON
+	python3 - "$results" "$outdir/device-check.json" "$1" "$2" "$3" "$(($(date +%s) - t_start))" "${probe_txt:-}" <<'PY'
+import json, sys
+res, out, code, gpu, reason, elapsed, probe = sys.argv[1:8]
+checks = []
+for line in open(res, encoding="utf-8", errors="replace"):
+    parts = line.rstrip("\n").split("\t")
+    if len(parts) == 3:
+        checks.append({"name": parts[0], "status": parts[1], "detail": parts[2]})
+dev = dict(l.split("=", 1) for l in probe.splitlines() if "=" in l)
+count = lambda s: sum(1 for c in checks if c["status"] == s)
+doc = {"format": "kforge-device-check/1", "gpu": gpu == "true", "reason": reason, "device": dev,
+       "passed": count("pass"), "failed": count("fail"), "skipped": count("skip"),
+       "exit_code": int(code), "elapsed_s": int(elapsed), "checks": checks}
+json.dump(doc, open(out, "w"), indent=1)
+print(f"device-check: {doc['passed']} passed, {doc['failed']} failed, {doc['skipped']} skipped "
+      f"in {elapsed} s -> {out}")
+PY
+}
+
+# -- find or build the binaries --
+resolves() { ! LD_LIBRARY_PATH="${2:-}" ldd "$1" 2>&1 | grep -q 'not found'; }
+K="" W="" libdir=""
+# From a bundle, only the libraries this machine lacks are put on the loader path: its own (newer) ones
+# stay in use for everything else, python3 and nvidia-smi included.
+missing_libs() { # BUNDLE_LIB_DIR -> a folder of links to the libraries ldconfig does not know
+	local d="$tmp/lib" f
+	mkdir -p "$d"
+	for f in "$1"/*.so*; do
+		[ -e "$f" ] || continue
+		ldconfig -p 2>/dev/null | grep -qF "$(basename "$f") " || ln -sf "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$d/"
+	done
+	echo "$d"
+}
+for b in "${KFORGE_BUNDLE:-}" build/device-bundle; do
+	if [ -n "$b" ] && [ -x "$b/bin/kforge" ] && [ -x "$b/bin/kforge-worker" ]; then
+		libdir=$(missing_libs "$b/lib")
+		say "device-check: from the bundle: $(ls "$libdir" | tr '\n' ' ')"
+		if resolves "$b/bin/kforge" "$libdir"; then
+			K=$(cd "$b/bin" && pwd)/kforge W=$(cd "$b/bin" && pwd)/kforge-worker
+			break
+		fi
+		say "device-check: bundle $b does not resolve its libraries here: $(LD_LIBRARY_PATH=$libdir ldd "$b/bin/kforge" | grep 'not found' | tr '\n' ' ')"
+	fi
+done
+bdir=${KFORGE_BUILD:-build}
+if [ -z "$K" ] && [ -x "$bdir/kforge" ] && [ -x "$bdir/kforge-worker" ] && resolves "$bdir/kforge"; then
+	K=$(cd "$bdir" && pwd)/kforge W=$(cd "$bdir" && pwd)/kforge-worker
+fi
+if [ -z "$K" ]; then
+	say "device-check: no runnable build; trying make"
+	if make -j"$(nproc)" BUILD=build/device >>"$log" 2>&1; then
+		K=$top/build/device/kforge W=$top/build/device/kforge-worker
+	else
+		say "device-check: cannot build kforge here (see $log); bring a bundle: tests/gpu/device-check.sh --bundle build/device-bundle"
+		summary 3 false "cannot build or run kforge on this machine"
+		exit 3
+	fi
+fi
+[ -n "$libdir" ] && export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KFORGE_WORKER=$W KFORGE_CACHE=$tmp/cache KFORGE_DB=$tmp/kforge.db
+say "device-check: kforge $K"
+
+# -- is there a GPU? (the worker's own probe: the code under test decides) --
+# DEVICE_CHECK_DRY_BACKEND=cpu runs every step with the cpu backend in place of cuda: a check of this
+# script itself on a machine without a GPU, not a device check (the summary says "dry_run").
+G=${DEVICE_CHECK_DRY_BACKEND:-cuda}
+if [ "$G" != cuda ]; then
+	probe_txt=$(printf 'backend=%s\narch=sm_90\nname=dry run on the %s backend\ncupti=0\n' "$G" "$G")
+	probe_rc=0
+else
+	probe_txt=$("$W" --probe cuda 2>>"$log")
+	probe_rc=$?
+fi
+echo "$probe_txt" >>"$log"
+if [ "$probe_rc" -ne 0 ]; then
+	reason=$(echo "$probe_txt" | sed -n 's/^reason=//p')
+	say "device-check: no GPU: ${reason:-kforge-worker --probe cuda exited $probe_rc}"
+	summary 4 false "no GPU: ${reason:-probe exited $probe_rc}"
+	exit 4
+fi
+arch=$(echo "$probe_txt" | sed -n 's/^arch=//p')
+say "device-check: $(echo "$probe_txt" | sed -n 's/^name=//p') ($arch), CUPTI $(echo "$probe_txt" | sed -n 's/^cupti=//p')"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >>"$log" 2>&1
+
+# verdict TASK KERNEL BACKEND -> prints "STATUS EXIT"; the JSON goes to the log
+verdict() {
+	local f="$tmp/v.$$.$RANDOM" rc st
+	timeout 60 "$K" verify --backend "$3" --json --timeout-ms 10000 "$1" "$2" >"$f" 2>"$f.err"
+	rc=$?
+	st=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("status","?"))' <"$f" 2>/dev/null)
+	{ echo "== verify --backend $3 $1 $2 -> exit $rc"; head -c 3000 "$f"; echo; head -c 2000 "$f.err"; } >>"$log"
+	echo "$3|$1|$2 ${st:-none}" >>"$tmp/verdicts"
+	echo "${st:-none} $rc"
+	rm -f "$f" "$f.err"
+}
+
+D=tests/data
+ex=tasks/examples
+
+# 1. smoke: compile for this arch, then the whole path on the simplest task
+if timeout 60 "$K" compile --arch "$arch" --json "$ex/vector_add_f32/reference.cu" >"$tmp/c.json" 2>"$tmp/c.err"; then
+	record smoke-compile pass "NVRTC compile for $arch"
+else
+	record smoke-compile fail "compile for $arch failed: $(head -c 300 "$tmp/c.err")"
+fi
+cat "$tmp/c.json" "$tmp/c.err" >>"$log" 2>/dev/null
+read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$ex/vector_add_f32/reference.cu" "$G")
+[ "$st" = pass ] && [ "$rc" = 0 ] && record smoke-verify pass "vector_add_f32 reference on the GPU" ||
+	record smoke-verify fail "vector_add_f32 reference: $st (exit $rc)"
+
+# 2. every example and verifier task's reference passes on the GPU
+for t in "$ex"/*/task.json "$D"/vtasks/*/task.json; do
+	[ -f "$t" ] || continue
+	out_of_time && { record "reference $(dirname "$t")" skip "out of time"; continue; }
+	read -r st rc < <(verdict "$t" "$(dirname "$t")/reference.cu" "$G")
+	[ "$st" = pass ] && [ "$rc" = 0 ] && record "reference $(dirname "$t")" pass "pass on cuda" ||
+		record "reference $(dirname "$t")" fail "$st (exit $rc)"
+done
+
+# 3. the hack corpus on the GPU. Backend-dependent entries: inline PTX runs on a GPU (so it is judged,
+#    and is a correct kernel); a divergent barrier or a missing __syncthreads is undefined behaviour whose
+#    effect depends on scheduling: any rejection is right, and a pass is reported, not failed.
+if [ -f "$D/hacks/expected.txt" ]; then
+	while read -r kernel task accepted; do
+		case "$kernel" in '' | '#'*) continue ;; esac
+		name="hack $kernel"
+		out_of_time && { record "$name" skip "out of time"; continue; }
+		read -r st rc < <(verdict "$D/vtasks/$task/task.json" "$D/hacks/$kernel" "$G")
+		case "$kernel" in
+		inline_ptx.cu) accepted=pass ;;
+		divergent_barrier.cu | missing_syncthreads.cu)
+			if [ "$st" = pass ]; then record "$name" skip "passed on this GPU (a race the schedule hid)"; continue; fi
+			accepted="$accepted|runtime_error|timeout|wrong_output|nan_mismatch|nondeterministic|out_of_bounds" ;;
+		esac
+		if [[ "|$accepted|" == *"|$st|"* ]]; then record "$name" pass "$st"; else record "$name" fail "got $st (exit $rc), want $accepted"; fi
+	done <"$D/hacks/expected.txt"
+else
+	record "hack corpus" skip "tests/data/hacks/expected.txt is absent"
+fi
+
+# 4. a sticky fault (illegal address: the context is dead) and then a good kernel: each verify runs
+#    in fresh workers, so the fault must not leak into the next
+cat >"$tmp/sticky.cu" <<'EOF'
+// Writes far outside any allocation: CUDA_ERROR_ILLEGAL_ADDRESS, which breaks the context for good.
+// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int N)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < N)
+		c[i + (1LL << 36)] = a[i] + b[i];
+}
+EOF
+read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$tmp/sticky.cu" "$G")
+[ "$st" = runtime_error ] && [ "$rc" = 1 ] && record sticky-fault pass "runtime_error" ||
+	record sticky-fault fail "got $st (exit $rc), want runtime_error"
+read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$ex/vector_add_f32/reference.cu" "$G")
+[ "$st" = pass ] && record sticky-then-good pass "a good kernel passes right after" ||
+	record sticky-then-good fail "good kernel after the fault: $st (exit $rc)"
+
+# 5. profile on the examples
+for t in "$ex"/*/task.json; do
+	name="profile $(basename "$(dirname "$t")")"
+	out_of_time && { record "$name" skip "out of time"; continue; }
+	timeout 90 "$K" profile --backend "$G" --json "$t" "$(dirname "$t")/reference.cu" >"$tmp/p.json" 2>"$tmp/p.err"
+	rc=$?
+	{ echo "== profile $t -> exit $rc"; head -c 4000 "$tmp/p.json"; head -c 2000 "$tmp/p.err"; } >>"$log"
+	if [ "$rc" = 3 ] && grep -q "not available in this build" "$tmp/p.err"; then
+		record "$name" skip "'kforge profile' is not in this build"
+	elif [ "$rc" = 0 ] && python3 -c 'import json,sys; json.load(sys.stdin)' <"$tmp/p.json" 2>/dev/null; then
+		record "$name" pass "$(python3 -c 'import json,sys; d=json.load(sys.stdin); print({k: d[k] for k in list(d)[:6]})' <"$tmp/p.json" 2>/dev/null | head -c 300)"
+	else
+		record "$name" fail "exit $rc: $(head -c 300 "$tmp/p.err")"
+	fi
+done
+
+# 6. cpu and cuda verdicts agree on the same kernels (the cpu backend stands in for the GPU in CI).
+#    The cpu runs go in parallel; cuda verdicts from steps 2 and 3 are reused.
+pairs=$tmp/pairs
+: >"$pairs"
+for t in "$ex"/*/task.json "$D"/vtasks/*/task.json; do [ -f "$t" ] && echo "$t $(dirname "$t")/reference.cu" >>"$pairs"; done
+if [ -f "$D/unusual/expected.txt" ]; then
+	while read -r kernel task; do
+		case "$kernel" in '' | '#'*) continue ;; esac
+		echo "$D/vtasks/$task/task.json $D/unusual/$kernel" >>"$pairs"
+	done <"$D/unusual/expected.txt"
+fi
+if [ -f "$D/hacks/expected.txt" ]; then
+	while read -r kernel task _; do
+		case "$kernel" in '' | '#'*) continue ;; esac
+		echo "$D/vtasks/$task/task.json $D/hacks/$kernel" >>"$pairs"
+	done <"$D/hacks/expected.txt"
+fi
+export K tmp t_start budget_s
+cpu_one() {
+	local f="$tmp/cpu.$$.$RANDOM" st
+	if [ $(($(date +%s) - t_start)) -ge "$budget_s" ]; then echo "$2 none"; return; fi
+	timeout 60 "$K" verify --backend cpu --json --timeout-ms 10000 "$1" "$2" >"$f" 2>/dev/null
+	st=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("status","?"))' <"$f" 2>/dev/null)
+	echo "$2 ${st:-none}"
+	rm -f "$f"
+}
+export -f cpu_one
+if ! out_of_time; then
+	xargs -P "$(nproc)" -L 1 bash -c 'cpu_one "$0" "$1"' <"$pairs" >"$tmp/cpu_verdicts"
+	while read -r task kernel; do
+		name="cpu-vs-cuda $(basename "$(dirname "$task")")/$(basename "$kernel")"
+		out_of_time && { record "$name" skip "out of time"; continue; }
+		cpu=$(awk -v k="$kernel" '$1 == k {print $2}' "$tmp/cpu_verdicts" | head -n 1)
+		# the cuda verdict from an earlier step when there is one (same task, same kernel)
+		cuda=$(awk -v k="$G|$task|$kernel" '$1 == k {print $2}' "$tmp/verdicts" 2>/dev/null | head -n 1)
+		[ -n "$cuda" ] || read -r cuda _ < <(verdict "$task" "$kernel" "$G")
+		case "$(basename "$kernel")" in
+		inline_ptx.cu | divergent_barrier.cu | missing_syncthreads.cu)
+			record "$name" skip "backend-dependent by design: cpu $cpu, cuda $cuda"; continue ;;
+		esac
+		if [ -z "$cpu" ] || [ "$cpu" = none ] || [ -z "$cuda" ] || [ "$cuda" = none ]; then
+			record "$name" fail "no verdict: cpu '${cpu:-}', cuda '${cuda:-}'"
+		elif [ "$cpu" = "$cuda" ]; then
+			record "$name" pass "both $cpu"
+		else
+			record "$name" fail "cpu $cpu, cuda $cuda"
+		fi
+	done <"$pairs"
+else
+	record cpu-vs-cuda skip "out of time"
+fi
+
+failed=$(awk -F'\t' '$2 == "fail"' "$results" | wc -l)
+code=0
+[ "$failed" -gt 0 ] && code=1
+reason=$([ "$code" = 0 ] && echo "all checks held" || echo "$failed checks failed")
+[ "$G" != cuda ] && reason="dry_run on the $G backend: $reason"
+summary "$code" "$([ "$G" = cuda ] && echo true || echo false)" "$reason"
+exit "$code"
