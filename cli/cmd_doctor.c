@@ -35,6 +35,14 @@ static void item_bool(struct doctor *d, cJSON *sec, const char *key, const char 
 		printf("  %-18s %s\n", label, v ? yes : no);
 }
 
+static void item_int(struct doctor *d, cJSON *sec, const char *key, const char *label, int64_t v)
+{
+	if (d->json)
+		kf_json_add_int(sec, key, v);
+	else
+		printf("  %-18s %lld\n", label, (long long)v);
+}
+
 static cJSON *section(struct doctor *d, const char *key, const char *title)
 {
 	if (!d->json) {
@@ -42,6 +50,12 @@ static cJSON *section(struct doctor *d, const char *key, const char *title)
 		return NULL;
 	}
 	return cJSON_AddObjectToObject(d->doc, key);
+}
+
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : dflt;
 }
 
 static bool exists(const char *p, bool want_dir)
@@ -67,7 +81,7 @@ static bool first_match(const char *const *patterns, size_t n, char *out, size_t
 
 static void host_compiler(struct doctor *d)
 {
-	const char *cxx = getenv("CXX") && *getenv("CXX") ? getenv("CXX") : "g++";
+	const char *cxx = env_or("CXX", "g++");
 	const char *argv[] = {cxx, "--version", NULL};
 	struct kf_child_limits lim = {.timeout_ms = 10000, .cpu_s = 10, .no_network = true};
 	struct kf_buf out = KF_BUF_INIT(16384);
@@ -97,7 +111,7 @@ static void host_compiler(struct doctor *d)
 
 static void cuda_toolkit(struct doctor *d)
 {
-	const char *home = getenv("CUDA_HOME") && *getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+	const char *home = env_or("CUDA_HOME", "/usr/local/cuda");
 	char p[4096], found[4096], ver[32] = "unavailable";
 	int major, minor;
 	cJSON *sec = section(d, "cuda", "CUDA toolkit");
@@ -147,16 +161,14 @@ static void device(struct doctor *d, enum kf_backend_kind b)
 	if (b == KF_BACKEND_CUDA) {
 		snprintf(buf, sizeof(buf), "%d.%d", info.driver_version / 1000, (info.driver_version % 1000) / 10);
 		item(d, sec, "driver", "driver (CUDA)", buf);
-		snprintf(buf, sizeof(buf), "%d", info.sm_count);
-		item(d, sec, "sm_count", "SMs", buf);
+		item_int(d, sec, "sm_count", "SMs", info.sm_count);
 		snprintf(buf, sizeof(buf), "%.1f GiB", (double)info.global_mem_bytes / (1024.0 * 1024 * 1024));
 		item(d, sec, "memory", "memory", buf);
 		snprintf(buf, sizeof(buf), "%.1f MiB", (double)info.l2_bytes / (1024.0 * 1024));
 		item(d, sec, "l2", "L2", buf);
 		item_bool(d, sec, "cupti_timing", "CUPTI timing", info.cupti, "yes", "no (CUDA events)");
 	} else {
-		snprintf(buf, sizeof(buf), "%d", info.sm_count);
-		item(d, sec, "threads", "worker threads", buf);
+		item_int(d, sec, "threads", "worker threads", info.sm_count);
 	}
 }
 

@@ -130,6 +130,7 @@ static int tasks_list(int argc, char **argv)
 		return rc;
 	if (expand_path(n_pos ? pos[0] : "tasks", &files, &err)) {
 		kf_cli_error("%s", err.msg);
+		pathlist_free(&files);
 		return kf_status_exit_code(err.code);
 	}
 	if (json) {
@@ -426,8 +427,10 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 	if (strchr(arg, '/'))
 		return kf_err_set(err, KF_ERR_NOTFOUND, "'%s' does not exist", arg);
 	st = expand_path("tasks", &all, err);
-	if (st == KF_ERR_NOTFOUND)
+	if (st == KF_ERR_NOTFOUND) {
+		pathlist_free(&all);
 		return kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s'", arg);
+	}
 	for (size_t i = 0; !st && i < all.n; i++) {
 		struct kf_task *t = NULL;
 		if (kf_task_load(all.v[i], KF_TASK_NO_FILES, NULL, &t, NULL) == KF_OK && !strcmp(t->name, arg)) {

@@ -130,7 +130,7 @@ static enum kf_status range_error(struct parser *p, const char *what, size_t a, 
 {
 	char text[256];
 	span(p, a, b, text, sizeof(text));
-	if (strcmp(text, p->src) && strlen(p->src) < 200)
+	if (strcmp(text, p->src) != 0 && strlen(p->src) < 200)
 		return kf_err_set(p->err, KF_ERR_RANGE, "%s in '%s' (in '%s')", what, text, p->src);
 	return kf_err_set(p->err, KF_ERR_RANGE, "%s in '%s'", what, text);
 }
@@ -234,7 +234,7 @@ static enum kf_status parse_primary(struct parser *p, int64_t *out)
 			return syntax_error(p, "')'");
 	} else if (c == '-' || c == '+') {
 		/* unary sign: binds tighter than * so -a*b is (-a)*b, as in C */
-		int64_t v;
+		int64_t v = 0;
 		p->pos++;
 		st = parse_primary(p, &v);
 		if (st)
@@ -273,7 +273,7 @@ static enum kf_status parse_primary(struct parser *p, int64_t *out)
 		skip_ws(p);
 		if (p->src[p->pos] == '(') {
 			char op = !strcmp(name, "cdiv") ? 'c' : !strcmp(name, "min") ? 'm' : !strcmp(name, "max") ? 'M' : 0;
-			int64_t x, y;
+			int64_t x = 0, y = 0;
 			if (!op)
 				return kf_err_set(p->err, KF_ERR_PARSE,
 						  "unknown function '%s' in '%s' (only cdiv, min, max)", name, p->src);
@@ -313,7 +313,7 @@ static enum kf_status parse_product(struct parser *p, int64_t *out)
 	st = parse_primary(p, out);
 	while (!st) {
 		char op;
-		int64_t rhs;
+		int64_t rhs = 0;
 		skip_ws(p);
 		op = p->src[p->pos];
 		if (op != '*' && op != '/' && op != '%')
@@ -336,7 +336,7 @@ static enum kf_status parse_sum(struct parser *p, int64_t *out)
 	st = parse_product(p, out);
 	while (!st) {
 		char op;
-		int64_t rhs;
+		int64_t rhs = 0;
 		skip_ws(p);
 		op = p->src[p->pos];
 		if (op != '+' && op != '-')

@@ -23,6 +23,9 @@ enum kf_status kf_shape_set(struct kf_shape *s, const char *name, int64_t value)
 /* "B=64 N=1000" into buf. */
 void kf_shape_format(const struct kf_shape *s, char *buf, size_t n);
 
+/* Semantics: `/` truncates toward zero and `%` takes the sign of the dividend (as in C); cdiv(a,b) is
+ * the mathematical ceiling of a/b for every sign (cdiv(-7,2) = -3, cdiv(-7,-2) = 4); INT64_MIN / -1
+ * is an overflow error. */
 /* Evaluates src under the bindings (NULL: no names allowed). Errors name the offending token:
  * "unknown name 'Q'", "division by zero in 'N/(B-B)'", "overflow in '...'" (KF_ERR_PARSE for syntax,
  * KF_ERR_INVALID for unknown names, KF_ERR_RANGE for overflow/division by zero). */

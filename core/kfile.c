@@ -81,13 +81,17 @@ static char *re_group(int i, pcre2_match_data *md, const char *s, const char *na
 {
 	int num = pcre2_substring_number_from_name(re[i], (PCRE2_SPTR)name);
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	size_t k;
 	if (set)
 		*set = false;
-	if (num < 0 || ov[2 * num] == PCRE2_UNSET)
+	if (num < 0)
+		return NULL;
+	k = 2 * (size_t)num;
+	if (ov[k] == PCRE2_UNSET)
 		return NULL;
 	if (set)
 		*set = true;
-	return kf_strndup(s + ov[2 * num], ov[2 * num + 1] - ov[2 * num]);
+	return kf_strndup(s + ov[k], ov[k + 1] - ov[k]);
 }
 
 /* ---- small string helpers ------------------------------------------------------------------- */

@@ -150,7 +150,7 @@ struct kf_tol kf_task_tolerance(const struct kf_task *t, enum kf_dtype dt)
 int kf_task_tensor_index(const struct kf_task *t, const char *name)
 {
 	for (size_t i = 0; i < t->n_tensors; i++)
-		if (!strcmp(t->tensors[i].name, name))
+		if (t->tensors[i].name && !strcmp(t->tensors[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -158,7 +158,7 @@ int kf_task_tensor_index(const struct kf_task *t, const char *name)
 int kf_task_param_index(const struct kf_task *t, const char *name)
 {
 	for (size_t i = 0; i < t->n_params; i++)
-		if (!strcmp(t->params[i].name, name))
+		if (t->params[i].name && !strcmp(t->params[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -414,6 +414,14 @@ out:
 	return st;
 }
 
+static int fixed_index(const struct kf_task *t, const char *name)
+{
+	for (size_t i = 0; i < t->n_fixed; i++)
+		if (!strcmp(t->fixed_dims[i], name))
+			return (int)i;
+	return -1;
+}
+
 static enum kf_status load_fixed(struct loader *L, const cJSON *root)
 {
 	struct kf_task *t = L->t;
@@ -438,6 +446,8 @@ static enum kf_status load_fixed(struct loader *L, const cJSON *root)
 					  kf_json_type_name(it));
 		else if (kf_task_dim_index(t, it->valuestring) < 0)
 			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "unknown dim '%s'", it->valuestring);
+		else if (fixed_index(t, it->valuestring) >= 0)
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "duplicate dim '%s'", it->valuestring);
 		else if (!(t->fixed_dims[t->n_fixed] = kf_strdup(it->valuestring)))
 			st = nomem(L);
 		else

@@ -187,5 +187,34 @@ static void test_shape(void)
 	CHECK_EQ_INT(kf_shape_set(&s, "", 1), KF_ERR_INVALID);
 }
 
-KF_TEST_MAIN(TEST(test_precedence), TEST(test_functions), TEST(test_negatives), TEST(test_range_errors),
+/* Random strings over the grammar's alphabet (fixed seed): every result is OK or one of the three
+ * documented errors, and nothing trips the sanitizers. */
+static void test_random_inputs(void)
+{
+	static const char alphabet[] = "0123456789BNZ+-*/%(),  cdivminmaxBIGMIN9223372036854775807";
+	struct kf_shape s = shape_bn();
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int it = 0; it < 20000; it++) {
+		char src[48];
+		size_t n;
+		int64_t v;
+		struct kf_err err = KF_ERR_INIT;
+		enum kf_status st;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		n = 1 + x % (sizeof(src) - 1);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			src[i] = alphabet[x % (sizeof(alphabet) - 1)];
+		}
+		src[n] = '\0';
+		st = kf_expr_eval(src, &s, &v, &err);
+		CHECKF(st == KF_OK || st == KF_ERR_PARSE || st == KF_ERR_INVALID || st == KF_ERR_RANGE, "'%s': %s", src,
+		       kf_status_name(st));
+		CHECKF(st == KF_OK || err.msg[0], "'%s': error without a message", src);
+		st = kf_expr_check(src, NULL, 0, &err);
+		CHECKF(st == KF_OK || st == KF_ERR_PARSE, "'%s': check gave %s", src, kf_status_name(st));
+	}
+}
+
+KF_TEST_MAIN(TEST(test_random_inputs), TEST(test_precedence), TEST(test_functions), TEST(test_negatives), TEST(test_range_errors),
 	     TEST(test_syntax_and_names), TEST(test_check), TEST(test_shape))

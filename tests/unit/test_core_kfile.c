@@ -335,10 +335,45 @@ static void test_load(void)
 	CHECK_EQ_INT(kf_kfile_parse("k.cu", "a\0b", 3, &k, &err), KF_ERR_INVALID);
 }
 
+/* Mutated directive files (fixed seed): each parses or fails with KF_ERR_INVALID naming k.cu, and
+ * nothing trips the sanitizers. */
+static void test_random_mutations(void)
+{
+	static const char base[] = "// kforge:scratch s f32 (cdiv(N,256))\n"
+				   "// kforge:launch k grid=(cdiv(N, 256), B) block=(256) smem=(4*256) args=(x, s, long(N), 3)\n"
+				   "extern \"C\" { __global__ void __launch_bounds__(256) k(float *x) { /* } */ } }\n";
+	static const char noise[] = "()/,*\"{}=: \nkforge:launch";
+	uint64_t r = 12345;
+	for (int it = 0; it < 3000; it++) {
+		char src[sizeof(base)];
+		struct kf_kfile *k = NULL;
+		struct kf_err err = KF_ERR_INIT;
+		enum kf_status st;
+		memcpy(src, base, sizeof(base));
+		for (int m = 0; m < 3; m++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			src[r % (sizeof(base) - 1)] = noise[(r >> 20) % (sizeof(noise) - 1)];
+		}
+		st = kf_kfile_parse("k.cu", src, strlen(src), &k, &err);
+		if (!st && task) {
+			struct kf_shape sh = {0};
+			struct kf_plan *p = NULL;
+			kf_shape_set(&sh, "B", 4);
+			kf_shape_set(&sh, "N", 1000);
+			if (!kf_kfile_bind(k, task, &err) && !kf_plan_make(k, task, &sh, &p, &err))
+				CHECK(p && p->n_launches == k->n_launches);
+			kf_plan_free(p);
+		} else {
+			CHECKF(st == KF_ERR_INVALID && strstr(err.msg, "k.cu"), "%s: %s", kf_status_name(st), err.msg);
+		}
+		kf_kfile_free(k);
+	}
+}
+
 static void test_teardown(void)
 {
 	kf_task_free(task);
 }
 
 KF_TEST_MAIN(TEST(test_setup), TEST(test_parse_good), TEST(test_parse_bad), TEST(test_bind), TEST(test_plan),
-	     TEST(test_plan_limits), TEST(test_load), TEST(test_teardown))
+	     TEST(test_plan_limits), TEST(test_load), TEST(test_random_mutations), TEST(test_teardown))
