@@ -9,7 +9,12 @@
  *   worker -> SETUP_OK | SETUP_ERR (status + reason)
  *   parent -> STEP;  worker -> RUNNING (the launches start: a death now is the kernel's) -> STEP_RESULT
  *   ... more STEPs ...
- *   parent -> QUIT
+ *   parent -> QUIT (the worker exits at once, without teardown)
+ *
+ * A step in the worker: allocate the slot (first use, or REALLOC: new blocks before the old are freed),
+ * POISON (guards get the canary, output and scratch data the poison), COPY_IN (so an explicit input
+ * wins over poison), `reps` runs of the plan (FLUSH_L2 before each, a time each when TIME), COPY_OUT
+ * when the runs succeeded. Device data addresses go back in addr[].
  *
  * Arena layout for KF_STEP_COPY_OUT of buffer i at out_off (guard = KF_GUARD_BYTES):
  *   [out_off, +guard)                     front guard: canary bytes, byte k = byte (k % 4) of the
