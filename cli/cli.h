@@ -4,6 +4,7 @@
 #define KF_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "kf.h"
@@ -69,6 +70,15 @@ struct kf_opt {
  * KF_EXIT_USAGE after printing the error for cmd. */
 int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *opts, size_t n_opts,
 		 const char **pos, size_t max_pos, size_t *n_pos);
+
+struct kf_device_info;
+enum kf_backend_kind;
+/* Resolves --backend auto|cpu|cuda (NULL = auto). Returns 0, or the exit code after printing why
+ * (4 when cuda was asked for and no GPU is usable). info (may be NULL) gets the device facts. */
+int kf_cli_backend_select(const char *cmd, const char *flag, enum kf_backend_kind *out,
+			  struct kf_device_info *info);
+/* Parses an unsigned 64-bit decimal; false on garbage. */
+bool kf_cli_parse_u64(const char *s, uint64_t *out);
 
 /* Set by SIGINT/SIGTERM handlers installed in main. */
 extern volatile int kf_cli_interrupted;

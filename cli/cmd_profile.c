@@ -1,10 +1,259 @@
-/* kforge profile: until its module lands, the command says so and exits 3 (spec/cli.md). */
+/* kforge profile TASK KERNEL: verify first (a rejected kernel is never timed), then time candidate,
+ * reference and baseline at the timing shapes with the protocol of spec/verification.md. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "profiler/timing.h"
+#include "verifier/verifier.h"
+#include "verifier/verifier_json.h"
+
+static const char help[] =
+	"Verifies KERNEL, then times it against the task's reference (and baseline) with interleaved\n"
+	"samples, rotating input sets, L2 flushes (cuda), re-checked outputs, and a bootstrap 95%\n"
+	"interval of the speedup. On the cpu backend the times are CPU times, labelled so.\n\n"
+	"options:\n"
+	"  --backend B      auto (default), cpu or cuda\n"
+	"  --seed N         verification and input seed\n"
+	"  --timing-shapes  cpu: time the task's timing shapes (default: its largest public shape)\n"
+	"  --json           one JSON document on stdout\n"
+	"exit: 0 verified and timed, 1 rejected, 2 bad input, 3 internal, 4 unavailable/unsupported\n";
+
+static cJSON *ci_json(const struct kf_ci *ci)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "point", ci->point);
+	cJSON_AddNumberToObject(o, "lo", ci->lo);
+	cJSON_AddNumberToObject(o, "hi", ci->hi);
+	cJSON_AddNumberToObject(o, "level", ci->level);
+	cJSON_AddBoolToObject(o, "significant", kf_ci_significant(ci));
+	return o;
+}
+
+static cJSON *timed_json(const struct kf_timed *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "median_ns", t->stats.median);
+	cJSON_AddNumberToObject(o, "iqr_ns", t->stats.iqr);
+	cJSON_AddNumberToObject(o, "min_ns", t->stats.min);
+	cJSON_AddNumberToObject(o, "mean_ns", t->stats.mean);
+	cJSON_AddNumberToObject(o, "rse", t->stats.rse);
+	cJSON_AddNumberToObject(o, "samples", (double)t->n);
+	cJSON_AddStringToObject(o, "timing_source", t->timing_source);
+	if (t->kernels_seen)
+		cJSON_AddNumberToObject(o, "kernels_seen_per_run", t->kernels_seen);
+	return o;
+}
+
+cJSON *kf_profile_result_json(const struct kf_profile_result *r);
+cJSON *kf_profile_result_json(const struct kf_profile_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *shapes = cJSON_CreateArray(), *res = cJSON_CreateArray();
+	cJSON_AddStringToObject(o, "clock", r->clock);
+	cJSON_AddStringToObject(o, "arch", r->arch);
+	if (r->has_peaks) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", r->peaks.name);
+		cJSON_AddNumberToObject(p, "f32_flops", r->peaks.flops[KF_PEAK_F32]);
+		cJSON_AddNumberToObject(p, "f16_tc_flops", r->peaks.flops[KF_PEAK_F16_TC]);
+		cJSON_AddNumberToObject(p, "dram_bytes_per_s", r->peaks.dram_bytes_per_s);
+		cJSON_AddItemToObject(o, "peaks", p);
+	}
+	for (size_t i = 0; i < r->n_shapes; i++) {
+		const struct kf_profile_shape *s = &r->shapes[i];
+		cJSON *j = cJSON_CreateObject(), *d = cJSON_CreateObject();
+		for (size_t k = 0; k < s->shape.n; k++)
+			cJSON_AddNumberToObject(d, s->shape.names[k], (double)s->shape.values[k]);
+		cJSON_AddItemToObject(j, "dims", d);
+		cJSON_AddStringToObject(j, "shape_kind", s->is_timing_shape ? "timing" : "public");
+		cJSON_AddItemToObject(j, "candidate", timed_json(&s->cand));
+		cJSON_AddItemToObject(j, "reference", timed_json(&s->ref));
+		cJSON_AddItemToObject(j, "speedup", ci_json(&s->speedup));
+		if (s->has_base) {
+			cJSON_AddItemToObject(j, "baseline", timed_json(&s->base));
+			cJSON_AddItemToObject(j, "speedup_vs_baseline", ci_json(&s->speedup_base));
+		}
+		cJSON_AddStringToObject(j, "stop", kf_stop_reason_name(s->stop));
+		cJSON_AddBoolToObject(j, "timed_outputs_ok", s->outputs_ok);
+		if (!s->outputs_ok)
+			cJSON_AddStringToObject(j, "timed_outputs_detail", s->recheck_detail);
+		if (s->has_roof) {
+			cJSON *rf = cJSON_CreateObject();
+			cJSON_AddNumberToObject(rf, "floor_ns", s->roof.floor_ns);
+			cJSON_AddStringToObject(rf, "bound", s->roof.bound);
+			cJSON_AddNumberToObject(rf, "fraction", s->roof.fraction);
+			cJSON_AddNumberToObject(rf, "achieved_tflops", s->roof.achieved_flops / 1e12);
+			cJSON_AddNumberToObject(rf, "achieved_gbps", s->roof.achieved_bytes_per_s / 1e9);
+			cJSON_AddBoolToObject(rf, "below_floor", s->below_floor);
+			cJSON_AddItemToObject(j, "roofline", rf);
+		}
+		cJSON_AddItemToArray(shapes, j);
+	}
+	cJSON_AddItemToObject(o, "shapes", shapes);
+	for (size_t i = 0; i < r->n_launches; i++) {
+		const struct kf_launch_res *l = &r->launches[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "kernel", l->kernel);
+		cJSON_AddNumberToObject(j, "block_threads", l->block_threads);
+		cJSON_AddNumberToObject(j, "registers", l->regs);
+		cJSON_AddNumberToObject(j, "smem_bytes", l->smem_bytes);
+		cJSON_AddNumberToObject(j, "spill_bytes", l->spill_bytes);
+		if (l->has_occ) {
+			cJSON_AddNumberToObject(j, "occupancy", l->occ.occupancy);
+			cJSON_AddNumberToObject(j, "active_blocks_per_sm", l->occ.active_blocks);
+			cJSON_AddStringToObject(j, "limiter", l->occ.limiter);
+		}
+		cJSON_AddItemToArray(res, j);
+	}
+	cJSON_AddItemToObject(o, "resources", res);
+	cJSON_AddBoolToObject(o, "implausible", r->implausible);
+	if (r->flags[0])
+		cJSON_AddStringToObject(o, "flags", r->flags);
+	cJSON_AddStringToObject(o, "text", r->text);
+	return o;
+}
+
+static void print_text(const struct kf_profile_result *r)
+{
+	for (size_t i = 0; i < r->n_shapes; i++) {
+		const struct kf_profile_shape *s = &r->shapes[i];
+		char shape[256], a[32], b[32], c[32];
+		kf_shape_format(&s->shape, shape, sizeof(shape));
+		kf_format_ns(s->cand.stats.median, a, sizeof(a));
+		kf_format_ns(s->ref.stats.median, b, sizeof(b));
+		printf("%s (%s shape, %s clock, %s):\n", shape, s->is_timing_shape ? "timing" : "largest public", r->clock,
+		       s->cand.timing_source);
+		kf_format_ns(s->cand.stats.iqr, c, sizeof(c));
+		printf("  candidate %s (IQR %s, %zu samples)  reference %s\n", a, c, s->cand.n, b);
+		printf("  speedup %.3fx (95%% CI %.3f-%.3f)%s\n", s->speedup.point, s->speedup.lo, s->speedup.hi,
+		       kf_ci_significant(&s->speedup) ? ", significant" : ", not significant");
+		if (s->has_base)
+			printf("  vs baseline %.3fx (95%% CI %.3f-%.3f)\n", s->speedup_base.point, s->speedup_base.lo,
+			       s->speedup_base.hi);
+		if (!s->outputs_ok)
+			printf("  TIMED OUTPUTS WRONG: %s\n", s->recheck_detail);
+	}
+	if (r->clock[0] == 'c')
+		printf("note: cpu backend: these are CPU times of the fiber runtime, not GPU speed\n");
+	if (r->text[0])
+		printf("\n%s", r->text);
+	if (r->implausible)
+		printf("flag: %s\n", r->flags);
+}
 
 int cmd_profile(int argc, char **argv)
 {
+	const char *backend = NULL, *seed_s = NULL, *pos[2];
+	bool json = false, timing_shapes = false;
+	const struct kf_opt opts[] = {{"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL},
+				      {"json", false, NULL, &json}, {"timing-shapes", false, NULL, &timing_shapes}};
+	size_t n_pos;
+	struct kf_device_info dev;
+	struct kf_verify_opts vo;
+	struct kf_profile_opts po;
+	struct kf_task *task = NULL;
+	struct kf_kfile *kf = NULL;
+	struct kf_verify_result *vr = NULL;
+	struct kf_profile_result *pr = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	enum kf_status st;
+	int rc;
+
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("profile", "this command is not available in this build yet\n");
-	kf_cli_error("'kforge profile' is not available in this build yet");
-	return KF_EXIT_INTERNAL;
+		return kf_cli_help("profile", help);
+	if ((rc = kf_cli_parse("profile", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 2, &n_pos)))
+		return rc;
+	if (n_pos != 2)
+		return kf_cli_usage_error("profile", "expected TASK and KERNEL");
+	kf_verify_opts_init(&vo);
+	if (seed_s && (!kf_cli_parse_u64(seed_s, &vo.seed) || !vo.seed))
+		return kf_cli_usage_error("profile", "--seed needs a positive integer, not '%s'", seed_s);
+	if ((rc = kf_cli_backend_select("profile", backend, &vo.backend, &dev)))
+		return rc;
+	vo.timing_shapes = vo.backend == KF_BACKEND_CUDA;
+	if ((st = kf_task_load(pos[0], 0, NULL, &task, &err))) {
+		kf_cli_error("%s", err.msg);
+		return KF_EXIT_USAGE;
+	}
+	st = kf_verify_file(task, pos[1], &vo, &vr, &err);
+	if (st) {
+		kf_cli_error("%s", err.msg);
+		rc = st == KF_ERR_UNAVAILABLE ? 4 : kf_status_exit_code(st) == 2 || st == KF_ERR_NOTFOUND ? 2 : 3;
+		goto out;
+	}
+	if (vr->status != KF_VERDICT_PASS) {
+		rc = kf_verdict_exit_code(vr->status);
+		if (json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "status", kf_verdict_name(vr->status));
+			cJSON_AddItemToObject(o, "verification", kf_verify_result_json(vr, task, pos[1]));
+			char *s = cJSON_Print(o);
+			puts(s);
+			free(s);
+			cJSON_Delete(o);
+		} else {
+			kf_verify_result_print(stdout, vr);
+			printf("not timed: the kernel did not pass verification\n");
+		}
+		goto out;
+	}
+	if ((st = kf_kfile_load(pos[1], &kf, &err)) || (st = kf_kfile_bind(kf, task, &err))) {
+		kf_cli_error("%s", err.msg);
+		rc = 3;
+		goto out;
+	}
+	kf_profile_opts_init(&po);
+	po.backend = vo.backend;
+	po.device = vo.backend == KF_BACKEND_CUDA ? &dev : NULL;
+	po.seed = vr->seed;
+	po.all_timing_shapes = timing_shapes;
+	st = kf_profile_run(task, kf, &po, &pr, &err);
+	if (st) {
+		kf_cli_error("profile: %s", err.msg);
+		rc = st == KF_ERR_RUNTIME ? 1 : st == KF_ERR_UNAVAILABLE ? 4 : st == KF_ERR_INVALID ? 2 : 3;
+		goto out;
+	}
+	if (pr->implausible && !kf_cli_interrupted) {
+		/* spec check 10: an impossible time or a > 10x speedup earns a stricter re-verification */
+		struct kf_verify_result *strict = NULL;
+		vo.strict = true;
+		vo.seed = 0;
+		if (!kf_verify_file(task, pos[1], &vo, &strict, &err) && strict->status != KF_VERDICT_PASS) {
+			kf_verify_result_free(vr);
+			vr = strict;
+			strict = NULL;
+		}
+		kf_verify_result_free(strict);
+	}
+	rc = vr->status == KF_VERDICT_PASS && pr->timed_outputs_ok ? 0 : 1;
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "status", rc ? (vr->status != KF_VERDICT_PASS ? kf_verdict_name(vr->status)
+											 : "wrong_output")
+						      : "pass");
+		cJSON_AddStringToObject(o, "backend", kf_backend_name(vo.backend));
+		cJSON_AddStringToObject(o, "clock", pr->clock);
+		cJSON_AddItemToObject(o, "verification", kf_verify_result_json(vr, task, pos[1]));
+		cJSON_AddItemToObject(o, "profile", kf_profile_result_json(pr));
+		char *s = cJSON_Print(o);
+		puts(s);
+		free(s);
+		cJSON_Delete(o);
+	} else {
+		printf("verified: %s\n", vr->reason);
+		print_text(pr);
+		if (rc)
+			printf("verdict: rejected: %s\n",
+			       vr->status != KF_VERDICT_PASS ? vr->reason : "outputs of timed launches were wrong");
+	}
+out:
+	kf_profile_result_free(pr);
+	kf_verify_result_free(vr);
+	kf_kfile_free(kf);
+	kf_task_free(task);
+	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
 }

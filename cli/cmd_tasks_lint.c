@@ -1,11 +1,77 @@
-/* kforge tasks lint: finding degenerate tasks needs the verifier (it runs the reference); until that
- * implementation lands here the subcommand says so and exits 3 (spec/cli.md: environment error). */
+/* kforge tasks lint TASK...: finds degenerate tasks — outputs all near zero, outputs that ignore the
+ * seed, inputs that do not affect the output — because such tasks let a kernel that does nothing pass.
+ * Exit 0 when every task is clean, 1 when any has findings, 2 on a bad task file. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "verifier/verifier.h"
+
+#include <cjson/cJSON.h>
 
 int kf_cmd_tasks_lint(int argc, char **argv)
 {
+	const char *backend = NULL, *pos[256];
+	bool json = false;
+	const struct kf_opt opts[] = {{"backend", true, &backend, NULL}, {"json", false, NULL, &json}};
+	size_t n_pos;
+	enum kf_backend_kind b;
+	int rc, worst = 0;
+	cJSON *all = cJSON_CreateArray();
+
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("tasks", "kforge tasks lint: finds degenerate tasks (not available in this build yet)\n");
-	kf_cli_error("'kforge tasks lint' needs the verifier, which this build does not include yet");
-	return KF_EXIT_INTERNAL;
+		return kf_cli_help("tasks",
+				   "kforge tasks lint [--backend B] [--json] TASK...\n"
+				   "  runs each task's reference and flags degenerate tasks:\n"
+				   "  near_zero_output  every output value within atol of zero\n"
+				   "  seed_independent  outputs identical for two input seeds\n"
+				   "  input_ignored     an input that does not change any output\n"
+				   "  reference_error   the reference fails to compile or run\n");
+	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, KF_ARRAY_SIZE(pos), &n_pos)))
+		return rc;
+	if (!n_pos)
+		return kf_cli_usage_error("tasks", "lint needs at least one TASK");
+	if ((rc = kf_cli_backend_select("tasks", backend, &b, NULL)))
+		return rc;
+	for (size_t i = 0; i < n_pos; i++) {
+		struct kf_task *t = NULL;
+		struct kf_err err = KF_ERR_INIT;
+		struct kf_lint_finding *f = NULL;
+		size_t nf = 0;
+		enum kf_status st = kf_task_load(pos[i], 0, NULL, &t, &err);
+		if (!st)
+			st = kf_task_lint(t, b, &f, &nf, &err);
+		if (st) {
+			kf_cli_error("%s", err.msg);
+			worst = kf_status_exit_code(st) == 2 ? 2 : 3;
+			kf_task_free(t);
+			continue;
+		}
+		if (nf && worst < 1)
+			worst = 1;
+		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+		cJSON_AddStringToObject(j, "task", t->name);
+		cJSON_AddStringToObject(j, "path", pos[i]);
+		for (size_t k = 0; k < nf; k++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "check", f[k].check);
+			cJSON_AddStringToObject(e, "detail", f[k].detail);
+			cJSON_AddItemToArray(arr, e);
+			if (!json)
+				printf("%s: %s: %s\n", pos[i], f[k].check, f[k].detail);
+		}
+		if (!json && !nf)
+			printf("ok %s\n", t->name);
+		cJSON_AddItemToObject(j, "findings", arr);
+		cJSON_AddItemToArray(all, j);
+		free(f);
+		kf_task_free(t);
+	}
+	if (json) {
+		char *s = cJSON_Print(all);
+		puts(s ? s : "[]");
+		free(s);
+	}
+	cJSON_Delete(all);
+	return worst;
 }

@@ -1,10 +1,97 @@
-/* kforge verify: until its module lands, the command says so and exits 3 (spec/cli.md). */
+/* kforge verify TASK KERNEL: the verification protocol of spec/verification.md; one line per shape and
+ * a verdict line, or one JSON document with --json. Exit 0 pass, 1 rejected, 2 bad task, 3 internal,
+ * 4 unsupported or no GPU. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "verifier/verifier.h"
+#include "verifier/verifier_json.h"
+
+static const char help[] =
+	"Checks KERNEL against the task's reference on every public, hidden and derived edge shape, with\n"
+	"inputs from a secret seed (printed, replay it with --seed), poisoned outputs, guard zones, input\n"
+	"checksums, a determinism check and >= 8 launches per worker.\n\n"
+	"options:\n"
+	"  --backend B      auto (default: cuda when a GPU is usable, else cpu), cpu or cuda\n"
+	"  --seed N         replay a verification with this seed\n"
+	"  --strict         more seeds and edge shapes (what a suspiciously fast kernel gets)\n"
+	"  --all-shapes     keep checking after the first failing shape\n"
+	"  --no-shuffle     cpu: run fibers in program order between barriers\n"
+	"  --timeout-ms MS  limit per launch step (default 20000)\n"
+	"  --json           one JSON document on stdout\n"
+	"exit: 0 pass, 1 rejected, 2 bad task or arguments, 3 internal error, 4 unsupported/unavailable\n";
 
 int cmd_verify(int argc, char **argv)
 {
+	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *pos[2];
+	bool json = false, strict = false, all = false, no_shuffle = false, verbose = false;
+	const struct kf_opt opts[] = {
+		{"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL},   {"json", false, NULL, &json},
+		{"strict", false, NULL, &strict},  {"all-shapes", false, NULL, &all}, {"no-shuffle", false, NULL, &no_shuffle},
+		{"verbose", false, NULL, &verbose}, {"timeout-ms", true, &timeout_s, NULL},
+	};
+	size_t n_pos;
+	struct kf_verify_opts vo;
+	struct kf_task *task = NULL;
+	struct kf_verify_result *res = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_buf warn = KF_BUF_INIT(1 << 16);
+	enum kf_status st;
+	int rc;
+
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("verify", "this command is not available in this build yet\n");
-	kf_cli_error("'kforge verify' is not available in this build yet");
-	return KF_EXIT_INTERNAL;
+		return kf_cli_help("verify", help);
+	if ((rc = kf_cli_parse("verify", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 2, &n_pos)))
+		return rc;
+	if (n_pos != 2)
+		return kf_cli_usage_error("verify", "expected TASK and KERNEL");
+	kf_verify_opts_init(&vo);
+	if (seed_s && (!kf_cli_parse_u64(seed_s, &vo.seed) || !vo.seed))
+		return kf_cli_usage_error("verify", "--seed needs a positive integer, not '%s'", seed_s);
+	if (timeout_s) {
+		uint64_t ms;
+		if (!kf_cli_parse_u64(timeout_s, &ms) || ms < 100 || ms > 3600000)
+			return kf_cli_usage_error("verify", "--timeout-ms needs 100..3600000, not '%s'", timeout_s);
+		vo.step_timeout_ms = (int)ms;
+	}
+	vo.strict = strict;
+	vo.all_shapes = all;
+	vo.shuffle = !no_shuffle;
+	vo.verbose = verbose;
+	if ((rc = kf_cli_backend_select("verify", backend, &vo.backend, NULL)))
+		return rc;
+	vo.timing_shapes = vo.backend == KF_BACKEND_CUDA;
+
+	st = kf_task_load(pos[0], 0, &warn, &task, &err);
+	if (warn.len)
+		fputs(warn.data, stderr);
+	kf_buf_release(&warn);
+	if (st) {
+		kf_cli_error("%s", err.msg);
+		return kf_status_exit_code(st) == 3 ? 3 : KF_EXIT_USAGE;
+	}
+	st = kf_verify_file(task, pos[1], &vo, &res, &err);
+	if (st) {
+		kf_cli_error("%s", err.msg);
+		kf_task_free(task);
+		if (st == KF_ERR_NOTFOUND || st == KF_ERR_INVALID || st == KF_ERR_PARSE || st == KF_ERR_IO)
+			return KF_EXIT_USAGE;
+		return st == KF_ERR_UNAVAILABLE ? KF_EXIT_UNAVAILABLE : KF_EXIT_INTERNAL;
+	}
+	if (json) {
+		cJSON *j = kf_verify_result_json(res, task, pos[1]);
+		char *s = cJSON_Print(j);
+		puts(s ? s : "{}");
+		free(s);
+		cJSON_Delete(j);
+	} else {
+		kf_verify_result_print(stdout, res);
+		if (res->status == KF_VERDICT_COMPILE_ERROR && res->compile_log)
+			fprintf(stderr, "%s\n", res->compile_log);
+	}
+	rc = kf_verdict_exit_code(res->status);
+	kf_verify_result_free(res);
+	kf_task_free(task);
+	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
 }

@@ -1,4 +1,5 @@
 /* kforge: the command table (spec/cli.md) and the helpers every subcommand shares. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -208,4 +209,18 @@ int main(int argc, char **argv)
 		return kf_cli_usage_error(NULL, NULL);
 	}
 	return c->fn(argc - 1, argv + 1);
+}
+
+bool kf_cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
 }

@@ -13,12 +13,6 @@
 /* Bump when anything that goes into a key or an entry changes meaning. */
 #define CACHE_KEY_VERSION "kforge-compile-v1"
 
-/* The cpu backend lives in sandbox/cpu/ (another module of this folder). Until its object is in the
- * library these references are weak, so this file links without it and the cpu path reports
- * "unavailable" instead. */
-#pragma weak kf_cpu_compile
-#pragma weak kf_cpu_compiler_id
-
 const char *kf_backend_name(enum kf_backend_kind b)
 {
 	switch (b) {
@@ -115,8 +109,6 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 		compiler = kf_nvrtc_compiler_id();
 		break;
 	case KF_BACKEND_CPU:
-		if (!kf_cpu_compile || !kf_cpu_compiler_id)
-			return kf_err_set(err, KF_ERR_UNAVAILABLE, "the cpu backend is not built into this binary");
 		snprintf(arch, sizeof(arch), "host");
 		key_adds(&h, opts->sanitize ? "sanitize=1" : "sanitize=0");
 		compiler = kf_cpu_compiler_id();
