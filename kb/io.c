@@ -605,6 +605,10 @@ static enum kf_status imp_call(struct importer *im, const cJSON *o, struct kf_er
 		return map_put(im, MAP_CALL, jint(o, "id"), query_id(im, find, run, "", seq), true, err);
 	if (!(prompt = jtext(o, "prompt", "[]")))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	if (kb_has_secret(prompt) || kb_has_secret(jstr(o, "error")) || kb_has_secret(jstr(o, "request_id"))) {
+		free(prompt);
+		return bad_rec(im, err, "an llm_call holds what looks like an API key; keys are never stored");
+	}
 	/* A raw insert: the run's counters came with the run record and must not count the call twice. */
 	if (!(st = kb_stmt(im->kb, ins, err))) {
 		free(prompt);

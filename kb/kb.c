@@ -266,6 +266,10 @@ enum kf_status kf_kb_open(const char *path, unsigned flags, struct kf_kb **out, 
 				  err)))
 			goto fail_prefix;
 	}
+	/* Retrieval touches index pages all over a large file: a 64 MiB page cache and reads through mmap
+	 * (256 MiB of address space, no copy, no syscall per page) keep a 100k-candidate query in memory. */
+	if ((st = kb_exec(kb, "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456", err)))
+		goto fail_prefix;
 	if ((st = migrate(kb, err)))
 		goto fail;
 	*out = kb;
@@ -446,6 +450,8 @@ enum kf_status kf_kb_run_begin(struct kf_kb *kb, const struct kf_kb_run *r, int6
 
 	if (r->task_id <= 0)
 		return kf_err_set(err, KF_ERR_INVALID, "a run needs a task");
+	if (kb_has_secret(r->config))
+		return kf_err_set(err, KF_ERR_INVALID, "a run's config holds what looks like an API key; keys are never stored");
 	if (!r->uid)
 		make_uid(uid);
 	if ((s = kb_tx_begin(kb, err)))
@@ -532,6 +538,9 @@ enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_ca
 
 	if (c->run_id <= 0)
 		return kf_err_set(err, KF_ERR_INVALID, "an llm call needs a run");
+	/* The request is stored as messages, never headers; a key pasted into a message is refused too. */
+	if (kb_has_secret(c->prompt) || kb_has_secret(c->error) || kb_has_secret(c->request_id))
+		return kf_err_set(err, KF_ERR_INVALID, "an llm call holds what looks like an API key; keys are never stored");
 	if ((s = kb_tx_begin(kb, err)))
 		return s;
 	if (seq < 0) {
@@ -656,7 +665,8 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e, cons
 {
 	static const char ins[] =
 		"INSERT INTO evaluations (candidate_id, backend, arch, toolchain, device, dtype, verdict, reason, seed, "
-		"speedup, wall_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+		"speedup, wall_ms, created_at, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		"(SELECT task_id FROM candidates WHERE id = ?1))";
 	static const char ins_shape[] =
 		"INSERT INTO eval_shapes (evaluation_id, idx, dims, status, max_abs, max_rel, detail) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -1248,6 +1258,30 @@ enum kf_status kf_kb_candidate_best(struct kf_kb *kb, int64_t candidate_id, cons
 	*speedup = rc == SQLITE_ROW ? sqlite3_column_double(st, 0) : 0;
 	kb_done(st);
 	return rc == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a speedup");
+}
+
+enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch, int64_t *cand_id, double *speedup,
+			      struct kf_err *err)
+{
+	static const char sql[] =
+		"SELECT c.id, e.speedup FROM candidates c CROSS JOIN evaluations e ON e.candidate_id = c.id "
+		"WHERE c.run_id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 AND (?2 IS NULL OR e.arch = ?2) "
+		"ORDER BY e.speedup DESC, e.id ASC LIMIT 1";
+	sqlite3_stmt *st = kb_stmt(kb, sql, err);
+	int rc;
+	*cand_id = 0;
+	*speedup = 0;
+	if (!st)
+		return KF_ERR_DB;
+	sqlite3_bind_int64(st, 1, run_id);
+	kb_bind_str_null(st, 2, arch);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*cand_id = sqlite3_column_int64(st, 0);
+		*speedup = sqlite3_column_double(st, 1);
+	}
+	kb_done(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KF_OK : kb_dberr(kb, err, "cannot read a run's best");
 }
 
 enum kf_status kf_kb_stats_get(struct kf_kb *kb, struct kf_kb_stats *out, struct kf_err *err)

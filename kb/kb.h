@@ -21,7 +21,10 @@ enum {
 	KF_KB_SYNC_FULL = 1 << 2, /* fsync every commit (survives power loss, not only a killed process) */
 };
 
-/* Opens (creating unless KF_KB_NOCREATE/READONLY) the database at path and migrates it to
+/* A struct kf_kb is one SQLite connection with its prepared statements: use it from one thread at a time
+ * (open one per thread or process; they share the file safely).
+ *
+ * Opens (creating unless KF_KB_NOCREATE/READONLY) the database at path and migrates it to
  * KF_KB_SCHEMA_VERSION. Sets WAL mode, foreign keys, a busy timeout of 10 s so concurrent writers (bench
  * shards, two optimize runs) wait for each other, synchronous=NORMAL (a committed step survives kill -9 of
  * the process; SYNC_FULL also survives power loss). On failure *out is NULL; returns KF_ERR_NOTFOUND,
@@ -234,6 +237,11 @@ enum kf_status kf_kb_wins_each(struct kf_kb *kb, kf_kb_win_fn fn, void *ctx, str
 /* The best verified speedup of a candidate on arch (NULL: any arch); 0 when it has none. */
 enum kf_status kf_kb_candidate_best(struct kf_kb *kb, int64_t candidate_id, const char *arch, double *speedup,
 				    struct kf_err *err);
+
+/* The best verified candidate of a run on arch (NULL: any arch): highest speedup, the earliest of equals.
+ * *cand_id = 0 and *speedup = 0 when the run has none. */
+enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch, int64_t *cand_id, double *speedup,
+			      struct kf_err *err);
 
 struct kf_kb_stats {
 	int schema_version;

@@ -63,6 +63,9 @@ double kb_now(void);
 /* Copies source with comments blanked (same length, line breaks kept), for pattern scans. */
 char *kb_strip_comments(const char *src, size_t len);
 
+/* True when s holds something that looks like an API key (which the knowledge base never stores). */
+bool kb_has_secret(const char *s);
+
 /* Derives "what changed" from the tag lists of a candidate and its parent, e.g. "+warp_shuffle -atomics". */
 enum kf_status kb_tags_diff(const char *tags, const char *parent_tags, struct kf_buf *out);
 

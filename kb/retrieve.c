@@ -159,18 +159,114 @@ static enum kf_status take_others(struct kf_kb *kb, sqlite3_stmt *st, struct pic
 	return s;
 }
 
+struct same_pick {
+	int64_t cand;
+	double speedup;
+	char hash[65];
+};
+
+static int cmp_same(const void *a, const void *b)
+{
+	const struct same_pick *x = a, *y = b;
+	if (x->speedup != y->speedup)
+		return x->speedup > y->speedup ? -1 : 1;
+	return (x->cand > y->cand) - (x->cand < y->cand);
+}
+
+/* Adds up to p->k of the same task's verified kernels, best first, one per distinct source. Each version
+ * of the task is one index range read in speedup order (evaluations_task_best) that stops after k new
+ * sources, so the cost does not grow with the number of candidates; versions are merged here. */
+static enum kf_status take_same_task(struct kf_kb *kb, const char *task_name, const char *arch, struct picks *p,
+				     struct kf_err *err)
+{
+	static const char ids_sql[] = "SELECT id FROM tasks WHERE name = ?1 ORDER BY id";
+	static const char on_arch[] =
+		"SELECT e.candidate_id, e.speedup, c.source_hash FROM evaluations e CROSS JOIN candidates c "
+		"ON c.id = e.candidate_id WHERE e.task_id = ?1 AND e.arch = ?2 AND e.verdict = 'pass' "
+		"AND e.speedup > 0 ORDER BY e.speedup DESC, e.candidate_id ASC";
+	static const char any_arch[] =
+		"SELECT e.candidate_id, e.speedup, c.source_hash FROM evaluations e CROSS JOIN candidates c "
+		"ON c.id = e.candidate_id WHERE e.task_id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 "
+		"ORDER BY e.speedup DESC, e.candidate_id ASC";
+	struct same_pick *all = NULL;
+	int64_t *ids = NULL;
+	size_t n_ids = 0, cap_ids = 0, n_all = 0;
+	sqlite3_stmt *st = kb_stmt(kb, ids_sql, err);
+	enum kf_status s = KF_OK;
+	int rc;
+
+	if (!st)
+		return KF_ERR_DB;
+	kb_bind_str(st, 1, task_name);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n_ids == cap_ids) {
+			int64_t *n2 = realloc(ids, (cap_ids = cap_ids ? 2 * cap_ids : 4) * sizeof(*ids));
+			if (!n2) {
+				kb_done(st);
+				free(ids);
+				return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+			}
+			ids = n2;
+		}
+		ids[n_ids++] = sqlite3_column_int64(st, 0);
+	}
+	kb_done(st);
+	if (rc != SQLITE_DONE) {
+		free(ids);
+		return kb_dberr(kb, err, "cannot read examples");
+	}
+	if (n_ids && !(all = calloc(n_ids * p->k, sizeof(*all)))) {
+		free(ids);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	for (size_t t = 0; t < n_ids && !s; t++) {
+		size_t got = 0, first = n_all;
+		if (!(st = kb_stmt(kb, arch ? on_arch : any_arch, err))) {
+			s = KF_ERR_DB;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, ids[t]);
+		if (arch)
+			kb_bind_str(st, 2, arch);
+		while (got < p->k && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *hash = kb_col_str(st, 2);
+			bool seen = false;
+			/* Rows come best first, so a source seen already had its best speedup taken. */
+			for (size_t i = first; i < n_all && !seen; i++)
+				seen = !strcmp(all[i].hash, hash);
+			if (seen)
+				continue;
+			all[n_all].cand = sqlite3_column_int64(st, 0);
+			all[n_all].speedup = sqlite3_column_double(st, 1);
+			snprintf(all[n_all].hash, sizeof(all[n_all].hash), "%s", hash);
+			n_all++;
+			got++;
+		}
+		if (got < p->k && rc != SQLITE_DONE)
+			s = kb_dberr(kb, err, "cannot read examples");
+		kb_done(st);
+	}
+	if (!s) {
+		qsort(all, n_all, sizeof(*all), cmp_same);
+		for (size_t i = 0; i < n_all && p->n < p->k; i++) {
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = !strcmp(all[j].hash, all[i].hash);
+			if (!seen)
+				add_pick(p, all[i].cand, 0, NULL, all[i].speedup, true, err);
+		}
+	}
+	free(all);
+	free(ids);
+	return s;
+}
+
 enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const char *arch, size_t k,
 				  struct kf_kb_example **out, size_t *n, struct kf_err *err)
 {
 	static const char task_sql[] =
 		"SELECT id, category, name || ' ' || category || ' ' || description FROM tasks WHERE name = ?1 "
 		"ORDER BY id DESC LIMIT 1";
-	/* The same task (any version of its file): best verified speedup per distinct source. */
-	static const char same_sql[] =
-		"SELECT c.id, max(e.speedup) AS sp FROM tasks t JOIN candidates c ON c.task_id = t.id "
-		"JOIN evaluations e ON e.candidate_id = c.id "
-		"WHERE t.name = ?1 AND e.verdict = 'pass' AND e.speedup > 0 AND (?2 IS NULL OR e.arch = ?2) "
-		"GROUP BY c.source_hash ORDER BY sp DESC, c.id ASC LIMIT ?3";
 	static const char cat_sql[] =
 		"SELECT w.candidate_id, w.speedup, t.id, t.name FROM tasks t JOIN wins w ON w.task_id = t.id "
 		"WHERE t.category = ?1 AND t.category <> '' AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
@@ -215,20 +311,8 @@ enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const
 		goto done;
 	}
 
-	if (!(st = kb_stmt(kb, same_sql, err))) {
-		s = KF_ERR_DB;
+	if ((s = take_same_task(kb, task_name, arch, &p, err)))
 		goto done;
-	}
-	kb_bind_str(st, 1, task_name);
-	kb_bind_str_null(st, 2, arch);
-	sqlite3_bind_int64(st, 3, (int64_t)k);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && p.n < k)
-		add_pick(&p, sqlite3_column_int64(st, 0), 0, NULL, sqlite3_column_double(st, 1), true, err);
-	kb_done(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		s = kb_dberr(kb, err, "cannot read examples");
-		goto done;
-	}
 
 	if (p.n < k && *category) {
 		if (!(st = kb_stmt(kb, cat_sql, err))) {

@@ -182,3 +182,33 @@ enum kf_status kb_tags_diff(const char *tags, const char *parent_tags, struct kf
 	}
 	return st;
 }
+
+/* Strings that look like provider API keys (OpenAI "sk-...", Anthropic "sk-ant-...", Google "AIza...",
+ * a bearer header). Masked keys in provider error messages ("sk-abc****wxyz") do not match: the run of
+ * key characters is too short. */
+static const char secret_pattern[] =
+	"\\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\\bAIza[0-9A-Za-z_-]{30,}|(?i:\\bbearer\\s+[A-Za-z0-9._~+/-]{20,})";
+static pcre2_code *secret_re;
+static pthread_once_t secret_once = PTHREAD_ONCE_INIT;
+
+static void compile_secret(void)
+{
+	int ec;
+	PCRE2_SIZE off;
+	secret_re = pcre2_compile((PCRE2_SPTR)secret_pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
+}
+
+bool kb_has_secret(const char *s)
+{
+	pcre2_match_data *md;
+	int rc;
+	if (!s || !*s)
+		return false;
+	pthread_once(&secret_once, compile_secret);
+	/* Fail closed: if the pattern cannot run, nothing is known to be clean. */
+	if (!secret_re || !(md = pcre2_match_data_create(1, NULL)))
+		return true;
+	rc = pcre2_match(secret_re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	return rc != PCRE2_ERROR_NOMATCH;
+}

@@ -79,7 +79,12 @@ for round in 1 2 3 4 5; do
 		"$KFORGE" kb _stress --db "$KDB" >"$TMP/out.$round" 2>"$TMP/err.$round" &
 	fi
 	pid=$!
-	sleep "0.$((RANDOM % 6 + 3))"
+	# Wait until the writer is recording (a sanitized build starts slowly), then kill it at a random point.
+	for _ in $(seq 100); do
+		grep -qE '^[0-9]+$' "$TMP/out.$round" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep "0.$((RANDOM % 5))$((RANDOM % 10))"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	[ -z "$run" ] && run=$(sed -nE 's/^run ([0-9]+)$/\1/p' "$TMP/out.$round")

@@ -445,6 +445,23 @@ static void test_record_and_read_back(void)
 	e.candidate_id = c1;
 	e.speedup = NAN;
 	CHECK(kf_kb_record_eval(kb, &e, NULL, 0, NULL, &err) == KF_ERR_INVALID);
+	/* API keys are never stored: a config or a message holding one is refused. */
+	{
+		struct kf_kb_run r = {0};
+		struct kf_kb_llm_call k = {0};
+		r.task_id = task;
+		r.config = "{\"api_key\":\"sk-proj-abcdefghijklmnopqrstuvwxyz0123\"}";
+		CHECK(kf_kb_run_begin(kb, &r, NULL, &err) == KF_ERR_INVALID);
+		CHECK_CONTAINS(err.msg, "API key");
+		k.run_id = run;
+		k.seq = -1;
+		k.prompt = "[{\"role\":\"user\",\"content\":\"my key is sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA\"}]";
+		CHECK(kf_kb_record_llm_call(kb, &k, NULL, NULL, &err) == KF_ERR_INVALID);
+		/* A masked key in a provider's error message is fine. */
+		k.prompt = "[]";
+		k.error = "http 401: Incorrect API key provided: sk-abc*************wxyz";
+		CHECK(kf_kb_record_llm_call(kb, &k, NULL, NULL, &err) == KF_OK);
+	}
 	CHECK(kf_kb_run_set_status(kb, run, "done", &err) == KF_OK);
 	CHECK(kf_kb_run_set_status(kb, 4242, "done", &err) == KF_ERR_NOTFOUND);
 	kf_kb_run_get(kb, run, run_cb, &rs, &err);
@@ -471,6 +488,15 @@ static void test_wins(void)
 	CHECK_EQ_INT(w.n, 1);
 	CHECK_EQ_INT(w.cand, a);
 	b = step(kb, run, a, "__global__ void e() {}", "pass", "sm_90", 2.0);
+	{
+		int64_t best_id = 0;
+		double best_sp = 0;
+		CHECK(kf_kb_run_best(kb, run, "sm_90", &best_id, &best_sp, &err) == KF_OK);
+		CHECK_EQ_INT(best_id, b);
+		CHECK_NEAR(best_sp, 2.0, 1e-12);
+		CHECK(kf_kb_run_best(kb, run, "sm_75", &best_id, &best_sp, &err) == KF_OK);
+		CHECK(best_id == 0 && best_sp == 0);
+	}
 	step(kb, run, a, "__global__ void f() {}", "pass", "sm_80", 1.1); /* another arch: its own win */
 	memset(&w, 0, sizeof(w));
 	kf_kb_wins_each(kb, win_cb, &w, &err);
