@@ -569,7 +569,7 @@ static int search_hit(void *ctx, const struct kf_kb_hit *h)
 		/* One line per hit: newlines in a source snippet would break the columns. */
 		char snip[256];
 		size_t i;
-		for (i = 0; h->snippet[i] && i < sizeof(snip) - 1; i++)
+		for (i = 0; i < sizeof(snip) - 1 && h->snippet[i]; i++)
 			snip[i] = (h->snippet[i] == '\n' || h->snippet[i] == '\t') ? ' ' : h->snippet[i];
 		snip[i] = '\0';
 		printf("%-9s %7" PRId64 "  %-28.28s  %s\n", h->kind, h->id, h->title, snip);

@@ -351,7 +351,7 @@ enum kf_status kf_kb_export(struct kf_kb *kb, int64_t run_id, const char *path, 
 {
 	struct file_sink fs = {NULL, path};
 	char tmp[4096];
-	bool to_stdout = !strcmp(path, "-");
+	bool to_stdout = !strcmp(path, "-"), own_tx;
 	enum kf_status s;
 	cJSON *hdr;
 
@@ -365,8 +365,10 @@ enum kf_status kf_kb_export(struct kf_kb *kb, int64_t run_id, const char *path, 
 			return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
 	}
 	/* One read transaction for the whole export: a consistent snapshot even while another process
-	 * keeps recording. */
-	sqlite3_exec(kb->db, "BEGIN", NULL, NULL, NULL);
+	 * keeps recording. Inside the caller's own transaction that one already is the snapshot. */
+	own_tx = sqlite3_get_autocommit(kb->db) != 0;
+	if (own_tx)
+		sqlite3_exec(kb->db, "BEGIN", NULL, NULL, NULL);
 	hdr = cJSON_CreateObject();
 	cJSON_AddStringToObject(hdr, "type", "kforge-export");
 	cJSON_AddNumberToObject(hdr, "version", KB_EXPORT_VERSION);
@@ -374,7 +376,8 @@ enum kf_status kf_kb_export(struct kf_kb *kb, int64_t run_id, const char *path, 
 	cJSON_Delete(hdr);
 	if (!s)
 		s = export_records(kb, run_id, write_line, &fs, err);
-	sqlite3_exec(kb->db, "COMMIT", NULL, NULL, NULL);
+	if (own_tx)
+		sqlite3_exec(kb->db, "COMMIT", NULL, NULL, NULL);
 	if (to_stdout) {
 		if (!s && fflush(stdout) != 0)
 			s = kf_err_set(err, KF_ERR_IO, "cannot write stdout: %s", strerror(errno));

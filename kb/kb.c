@@ -15,6 +15,7 @@
 
 #include "embed.h"
 #include "hash.h"
+#include "task.h"
 
 /* The migration files, in order: file i brings the schema from version i to i + 1. */
 static const char *const migrations[] = {
@@ -395,6 +396,18 @@ enum kf_status kf_kb_task_put(struct kf_kb *kb, const struct kf_kb_task *t, int6
 fail:
 	kb_tx_end(kb, false, NULL);
 	return err ? err->code : KF_ERR_DB;
+}
+
+enum kf_status kf_kb_task_put_loaded(struct kf_kb *kb, const struct kf_task *task, int64_t *id, struct kf_err *err)
+{
+	struct kf_kb_task t = {0};
+	t.name = task->name;
+	t.hash = task->hash;
+	t.category = task->category;
+	t.level = task->level;
+	t.title = task->title;
+	t.description = task->description;
+	return kf_kb_task_put(kb, &t, id, err);
 }
 
 enum kf_status kf_kb_task_find(struct kf_kb *kb, const char *name, int64_t *id, struct kf_err *err)

@@ -169,6 +169,10 @@ struct kf_kb_win {
 
 /* Inserts the task, or finds the existing row with the same (name, hash); *id (may be NULL) gets its id. */
 enum kf_status kf_kb_task_put(struct kf_kb *kb, const struct kf_kb_task *t, int64_t *id, struct kf_err *err);
+/* kf_kb_task_put for a loaded task file (core/task.h): its name, hash, category, level, title and
+ * description. */
+struct kf_task;
+enum kf_status kf_kb_task_put_loaded(struct kf_kb *kb, const struct kf_task *task, int64_t *id, struct kf_err *err);
 /* The newest task row named name; KF_ERR_NOTFOUND when none. */
 enum kf_status kf_kb_task_find(struct kf_kb *kb, const char *name, int64_t *id, struct kf_err *err);
 

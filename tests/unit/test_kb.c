@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kb/kb.h"
+#include "task.h"
 #include "testing.h"
 
 static char tmpdir[] = "/tmp/kf-test-kb.XXXXXX";
@@ -471,6 +472,44 @@ static void test_record_and_read_back(void)
 	kf_kb_close(kb);
 }
 
+struct task_seen {
+	char name[64], category[64], hash[65];
+	int level;
+};
+
+static int task_cb(void *ctx, const struct kf_kb_task *t)
+{
+	struct task_seen *s = ctx;
+	snprintf(s->name, sizeof(s->name), "%s", t->name);
+	snprintf(s->category, sizeof(s->category), "%s", t->category);
+	snprintf(s->hash, sizeof(s->hash), "%s", t->hash);
+	s->level = t->level;
+	return 0;
+}
+
+/* A task file from the suite goes in with its own name, hash and category. */
+static void test_task_from_file(void)
+{
+	struct kf_kb *kb;
+	struct kf_task *task = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct task_seen seen = {0};
+	int64_t id = 0;
+	if (kf_task_load("tasks/l1/softmax_f32/task.json", KF_TASK_NO_FILES, NULL, &task, &err) != KF_OK)
+		KF_SKIP("tasks/l1/softmax_f32/task.json does not load here");
+	kb = open_new("task.db");
+	if (kb) {
+		CHECK(kf_kb_task_put_loaded(kb, task, &id, &err) == KF_OK);
+		CHECK(kf_kb_task_get(kb, id, task_cb, &seen, &err) == KF_OK);
+		CHECK_STR(seen.name, task->name);
+		CHECK_STR(seen.category, task->category);
+		CHECK_STR(seen.hash, task->hash);
+		CHECK_EQ_INT(seen.level, task->level);
+		kf_kb_close(kb);
+	}
+	kf_task_free(task);
+}
+
 static void test_wins(void)
 {
 	struct kf_kb *kb = open_new("wins.db");
@@ -764,6 +803,7 @@ int main(int argc, char **argv)
 		TEST(test_migrate_from_v1),
 		TEST(test_migrate_from_v0),
 		TEST(test_record_and_read_back),
+		TEST(test_task_from_file),
 		TEST(test_wins),
 		TEST(test_nested_transactions),
 		TEST(test_tags),
