@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kfile.h"
+#include "sandbox/common/proto.h"
 #include "sandbox/cpu/cpu.h"
 #include "sandbox/sandbox.h"
 #include "task.h"
@@ -598,6 +599,180 @@ static void setup_refusals(void)
 	fx_free(&g);
 }
 
+
+/* ---- a hostile worker: this test binary, re-executed as the worker -------------------------------- */
+
+/* When kf_session_start runs this binary as its worker (argv "--backend cpu --fd 3 ..."), it speaks
+ * the protocol and misbehaves as $KFORGE_TEST_EVIL says: fault injection for the parent's defences
+ * against a worker that lies (a candidate kernel runs inside the cpu worker and can corrupt it). */
+static int evil_worker(void)
+{
+	static _Alignas(max_align_t) uint8_t b[KF_PROTO_MSG_MAX];
+	const char *mode = getenv("KFORGE_TEST_EVIL");
+	struct kf_proto_hello h;
+	int sock = 3, fds[2], trunc_errno = 0;
+	size_t n, n_fds;
+
+	if (!mode)
+		return 9;
+	if (!strcmp(mode, "flood-stderr")) {
+		static char junk[65536];
+		memset(junk, 'E', sizeof(junk));
+		for (int i = 0; i < 160; i++) /* 10 MiB, far past the parent's 64 KiB log */
+			if (write(2, junk, sizeof(junk)) < 0)
+				return 8;
+	}
+	memset(&h, 0, sizeof(h));
+	h.status = KF_OK;
+	snprintf(h.info.backend, sizeof(h.info.backend), "%s", strcmp(mode, "wrong-backend") ? "cpu" : "cuda");
+	snprintf(h.info.arch, sizeof(h.info.arch), "host");
+	n = kf_proto_hello_encode(b, sizeof(b), &h);
+	fds[0] = 0;
+	if (kf_proto_send(sock, b, n, fds, !strcmp(mode, "fd-in-reply") ? 1 : 0, NULL))
+		return 7;
+	for (;;) {
+		enum kf_msg_type type;
+		struct kf_step st;
+		static struct kf_step_result r;
+		if (kf_proto_recv(sock, b, sizeof(b), &n, fds, 2, &n_fds, NULL) || kf_proto_type(b, n, &type, NULL))
+			_exit(0);
+		if (type == KF_MSG_SETUP) {
+			struct kf_proto_status ok = {KF_OK, ""};
+			/* The arena is sealed: a worker cannot shrink it under the parent (a SIGBUS there). */
+			if (n_fds == 2 && ftruncate(fds[1], 0) != 0)
+				trunc_errno = errno;
+			n = kf_proto_status_encode(b, sizeof(b), KF_MSG_SETUP_OK, &ok);
+			kf_proto_send(sock, b, n, NULL, 0, NULL);
+			continue;
+		}
+		if (type != KF_MSG_STEP || kf_proto_step_decode(b, n, &st, NULL))
+			_exit(0);
+		n = kf_proto_empty_encode(b, sizeof(b), KF_MSG_RUNNING);
+		kf_proto_send(sock, b, n, NULL, 0, NULL);
+		if (!strcmp(mode, "hang-in-step"))
+			for (;;)
+				pause();
+		if (!strcmp(mode, "die-in-step"))
+			kill(getpid(), SIGBUS);
+		memset(&r, 0, sizeof(r));
+		r.status = KF_OK;
+		snprintf(r.msg, sizeof(r.msg), "ftruncate: %s", trunc_errno ? strerror(trunc_errno) : "allowed");
+		r.n_times = st.reps;
+		if (!strcmp(mode, "bad-result"))
+			r.n_times = st.reps + 5;
+		if (!strcmp(mode, "nan-time"))
+			r.time_ns[0] = NAN;
+		n = kf_proto_result_encode(b, sizeof(b), &r);
+		kf_proto_send(sock, b, n, NULL, 0, NULL);
+	}
+}
+
+/* Starts a session whose worker is this binary in mode `mode`. */
+static enum kf_status evil_start(const char *mode, struct kf_session **s, struct kf_err *err)
+{
+	static struct kf_plan_buffer buf = {.name = "x", .n_bytes = 1024, .role = KF_ROLE_OUTPUT};
+	static struct kf_plan_launch l = {.kernel = "k", .grid = {1, 1, 1}, .block = {1, 1, 1}, .n_args = 1};
+	static struct kf_plan plan = {.n_launches = 1, .launches = &l, .n_buffers = 1, .buffers = &buf};
+	static struct kf_compiled mod = {.backend = KF_BACKEND_CPU, .image = (uint8_t *)"not a module", .image_len = 12};
+	static char self[4096];
+	struct kf_worker_opts o = {.backend = KF_BACKEND_CPU, .start_timeout_ms = 20000};
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	self[k > 0 ? k : 0] = '\0';
+	o.worker_path = self;
+	setenv("KFORGE_TEST_EVIL", mode, 1);
+	return kf_session_start(&o, &mod, &plan, 65536, s, err);
+}
+
+static void evil_step(struct kf_session *s, uint32_t flags, int timeout_ms, struct kf_step_result *r,
+		      enum kf_status want_rc, enum kf_status want_status, const char *needle)
+{
+	struct kf_step st;
+	struct kf_err err = KF_ERR_INIT;
+
+	step_init(&st, flags, 0, 3);
+	st.timeout_ms = timeout_ms;
+	CHECK_EQ_INT(kf_session_step(s, &st, r, &err), want_rc);
+	CHECKF(r->status == want_status, "status %s: %s", kf_status_name(r->status), r->msg);
+	CHECK_CONTAINS(r->msg, needle);
+}
+
+static void hostile_results(void)
+{
+	static struct kf_step_result r;
+	struct kf_session *s = NULL;
+	struct kf_err err = KF_ERR_INIT;
+
+	/* more times than reps: the parent kills it and says the protocol broke */
+	CHECKF(evil_start("bad-result", &s, &err) == KF_OK, "%s", err.msg);
+	if (s) {
+		evil_step(s, KF_STEP_TIME, 20000, &r, KF_ERR_CRASH, KF_ERR_CRASH, "protocol");
+		CHECK(r.worker_dead);
+		kf_session_end(s, NULL);
+	}
+	s = NULL;
+	CHECKF(evil_start("nan-time", &s, &err) == KF_OK, "%s", err.msg);
+	if (s) {
+		evil_step(s, KF_STEP_TIME, 20000, &r, KF_ERR_CRASH, KF_ERR_CRASH, "protocol");
+		kf_session_end(s, NULL);
+	}
+	/* the arena cannot be shrunk by the worker; the parent reads all of it afterwards */
+	s = NULL;
+	CHECKF(evil_start("shrink-arena", &s, &err) == KF_OK, "%s", err.msg);
+	if (s) {
+		volatile uint8_t sum = 0;
+		evil_step(s, 0, 20000, &r, KF_OK, KF_OK, "ftruncate: Operation not permitted");
+		for (size_t i = 0; i < kf_session_arena_size(s); i++)
+			sum ^= kf_session_arena(s)[i];
+		(void)sum;
+		kf_session_end(s, NULL);
+	}
+}
+
+static void hostile_start(void)
+{
+	struct kf_session *s = NULL;
+	struct kf_err err = KF_ERR_INIT;
+
+	CHECK_EQ_INT(evil_start("fd-in-reply", &s, &err), KF_ERR_CRASH);
+	CHECK(s == NULL);
+	CHECK_CONTAINS(err.msg, "protocol");
+	CHECK_EQ_INT(evil_start("wrong-backend", &s, &err), KF_ERR_CRASH);
+	CHECK_CONTAINS(err.msg, "'cuda'");
+	/* 10 MiB on stderr before the hello: drained while waiting, kept to its bound */
+	CHECKF(evil_start("flood-stderr", &s, &err) == KF_OK, "%s", err.msg);
+	if (s) {
+		CHECK(strlen(kf_session_log(s)) <= 64 * 1024);
+		CHECK(strlen(kf_session_log(s)) >= 1024);
+		kf_session_end(s, NULL);
+	}
+}
+
+static void hostile_deaths(void)
+{
+	static struct kf_step_result r;
+	struct kf_session *s = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	double t0;
+
+	CHECKF(evil_start("hang-in-step", &s, &err) == KF_OK, "%s", err.msg);
+	if (s) {
+		t0 = kf_now_ms();
+		evil_step(s, 0, 500, &r, KF_OK, KF_ERR_TIMEOUT, "while the kernels ran");
+		CHECK(r.worker_dead);
+		CHECKF(kf_now_ms() - t0 < 4000, "took %.0f ms", kf_now_ms() - t0);
+		kf_session_end(s, NULL);
+	}
+	s = NULL;
+	CHECKF(evil_start("die-in-step", &s, &err) == KF_OK, "%s", err.msg);
+	if (s) {
+		/* SIGBUS while the kernels ran: a kernel fault (a sanitized build reports it through ASan) */
+		evil_step(s, 0, 20000, &r, KF_OK, KF_ERR_RUNTIME, "while the kernels ran");
+		CHECK(r.worker_dead);
+		kf_session_end(s, NULL);
+	}
+}
+
 static void setup_tmp(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/kforge-session.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -630,11 +805,16 @@ static const struct kf_test_case cases[] = {
 	TEST(trap_is_runtime),
 	TEST(infinite_loop_times_out),
 	TEST(setup_refusals),
+	TEST(hostile_start),
+	TEST(hostile_results),
+	TEST(hostile_deaths),
 };
 
 int main(int argc, char **argv)
 {
 	int rc;
+	if (argc > 1 && !strcmp(argv[1], "--backend"))
+		return evil_worker();
 	setup_tmp();
 	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
 	cleanup_tmp();
