@@ -298,9 +298,12 @@ enum kf_status kf_kb_search(struct kf_kb *kb, const char *text, size_t limit, kf
 
 /* ---- technique tags ---- */
 
-/* Appends to out the technique tags found in CUDA source (comments ignored), comma-separated in a fixed
- * order: "smem_tiling,vectorized_loads,warp_shuffle,tensor_cores,async_copy,loop_unroll,fast_math,atomics,
- * ...". Patterns are PCRE2, compiled once per process. */
+/* Appends to out the technique tags found in CUDA source (comments ignored), comma-separated in the fixed
+ * order of kf_kb_tag_names(): shared_memory, smem_tiling (a 2-D __shared__ tile), dynamic_smem,
+ * vectorized_loads, warp_shuffle, warp_vote, tensor_cores (wmma/mma/wgmma/ldmatrix), async_copy (cp.async,
+ * memcpy_async), tma, loop_unroll, fast_math (__expf, __fdividef, ...), atomics, half_precision,
+ * readonly_cache (__ldg), launch_bounds, restrict, grid_stride, cooperative_groups, constant_memory,
+ * inline_ptx. Appends nothing for a kernel with none. Patterns are PCRE2, compiled once per process. */
 enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf *out, struct kf_err *err);
 /* The list of tag names this build knows, NULL-terminated. */
 const char *const *kf_kb_tag_names(void);

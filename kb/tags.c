@@ -21,8 +21,9 @@ static const struct tag_rule rules[] = {
 	/* A 2-D __shared__ array is a tile (matmul, transpose, conv). */
 	{"smem_tiling", "\\b__shared__\\s+[\\w:<>, ]+?\\s+\\w+\\s*\\[[^\\]]+\\]\\s*\\["},
 	{"dynamic_smem", "\\bextern\\s+__shared__\\b"},
+	/* 8- and 16-byte vector types are single load/store instructions (float3 is not). */
 	{"vectorized_loads",
-	 "\\b(?:float[234]|double[24]|u?int[24]|u?long(?:long)?2|half2|__half2|__nv_bfloat162)\\b"},
+	 "\\b(?:float[24]|double2|u?int[24]|u?long(?:long)?2|half2|__half2|__nv_bfloat162)\\b"},
 	{"warp_shuffle", "\\b__shfl(?:_xor|_down|_up)?_sync\\s*\\("},
 	{"warp_vote", "\\b__(?:ballot|any|all|match_any|match_all)_sync\\s*\\(|\\b__activemask\\s*\\(|\\b__reduce_\\w+_sync\\s*\\("},
 	{"tensor_cores", "\\bwmma::|\\bnvcuda::wmma\\b|\\bmma\\.sync\\b|\\bwgmma\\b|\\bmma_sync\\s*\\(|\\bldmatrix\\b"},
