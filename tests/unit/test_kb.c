@@ -257,6 +257,40 @@ static void test_migrate_from_v1(void)
 	kf_kb_close(ro);
 }
 
+/* Two processes opening the same v1 file at once: one migrates, the other sees version 2 under the
+ * write lock and applies nothing twice. */
+static void test_migrate_concurrently(void)
+{
+	const char *p = tmp_path("v1conc.db");
+	pid_t pids[3];
+	CHECK(load_fixture("tests/data/kb/v1.sql", p));
+	for (int i = 0; i < 3; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			struct kf_kb *k = NULL;
+			struct kf_err e = KF_ERR_INIT;
+			if (kf_kb_open(p, 0, &k, &e) != KF_OK) {
+				fprintf(stderr, "opener %d: %s\n", i, e.msg);
+				_exit(10);
+			}
+			{
+				int v = kf_kb_schema_version(k);
+				kf_kb_close(k);
+				_exit(v == KF_KB_SCHEMA_VERSION ? 0 : 12);
+			}
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		int status = 0;
+		waitpid(pids[i], &status, 0);
+		CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "opener %d status %d", i, status);
+	}
+	CHECK_EQ_INT(sql_int(p, "PRAGMA user_version"), 2);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM candidates"), 3);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM wins"), 1);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM task_fts WHERE task_fts MATCH 'softmax'"), 1);
+}
+
 /* Version 0: an SQLite file that kforge never wrote to gets every migration. */
 static void test_migrate_from_v0(void)
 {
@@ -802,6 +836,7 @@ int main(int argc, char **argv)
 		TEST(test_open_refuses_bad_files),
 		TEST(test_migrate_from_v1),
 		TEST(test_migrate_from_v0),
+		TEST(test_migrate_concurrently),
 		TEST(test_record_and_read_back),
 		TEST(test_task_from_file),
 		TEST(test_wins),
