@@ -418,6 +418,41 @@ static void test_unwritable_cache_still_compiles(void)
 	kf_kfile_free(k);
 }
 
+static void test_cpu_backend_cached(void)
+{
+	char dir[256];
+	struct kf_kfile *k = load("good.cu");
+	struct kf_compiled *a = NULL, *b = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_compile_opts o;
+	fresh_cache(dir, sizeof(dir), "cpu");
+	o = cuda_opts(dir);
+	o.backend = KF_BACKEND_CPU;
+	if (!k)
+		KF_SKIP("fixture did not load");
+	CHECKF(kf_compile(k, &o, &a, &err) == KF_OK, "%s", err.msg);
+	CHECKF(kf_compile(k, &o, &b, &err) == KF_OK, "%s", err.msg);
+	if (a && b) {
+		CHECK_EQ_INT(a->backend, KF_BACKEND_CPU);
+		CHECK_EQ_INT(b->backend, KF_BACKEND_CPU);
+		CHECK_STR(str(b->arch), "host");
+		CHECK(!a->cached && b->cached);
+		CHECK(a->image_len > 0 && a->image_len == b->image_len && !memcmp(a->image, b->image, a->image_len));
+		CHECK_STR(str(a->compiler), str(b->compiler));
+		/* The cpu and cuda compiles of one source never share a key. */
+		{
+			struct kf_compiled *c = NULL;
+			struct kf_compile_opts oc = cuda_opts(dir);
+			CHECK(kf_compile(k, &oc, &c, &err) == KF_OK);
+			CHECK(c && !c->cached && strcmp(c->key, a->key) != 0);
+			kf_compiled_free(c);
+		}
+	}
+	kf_compiled_free(a);
+	kf_compiled_free(b);
+	kf_kfile_free(k);
+}
+
 static void setup(void)
 {
 	if (!mkdtemp(cache_root)) {
@@ -439,7 +474,7 @@ static const struct kf_test_case cases[] = {
 	TEST(test_good_kernel),	   TEST(test_syntax_error),	 TEST(test_cache_hit),
 	TEST(test_bomb_times_out), TEST(test_fp16_bf16_headers), TEST(test_cccl_headers),
 	TEST(test_wgmma_picks_sm90a), TEST(test_two_kernels_stack), TEST(test_bad_arch_is_invalid),
-	TEST(test_cache_dir_env), TEST(test_unwritable_cache_still_compiles),
+	TEST(test_cache_dir_env), TEST(test_unwritable_cache_still_compiles), TEST(test_cpu_backend_cached),
 };
 
 int main(int argc, char **argv)
