@@ -1,0 +1,281 @@
+/* Tests for agent/prompt.c: the template renderer (variables, sections, errors, values never re-expanded)
+ * and the prompt builder on a task fixture whose hidden shapes use values (4099, 77777) that must never
+ * appear in any prompt, whatever feedback mentions them. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "testing.h"
+
+#define DATA "tests/data/llm/"
+
+static void test_render(void)
+{
+	struct kf_tmpl_var v[] = {{"a", "A"}, {"empty", ""}, {"null", NULL}, {"evil", "{{a}} {{#a}}"}};
+	struct kf_buf out = KF_BUF_INIT(4096);
+	struct kf_err err = KF_ERR_INIT;
+	const char *t1 = "x {{a}} {{ a }}{{#a}}[yes]{{/a}}{{^empty}}[no]{{/empty}}{{#null}}[never]{{/null}}";
+	const char *t2 = "start\n{{#a}}\nkept line\n{{/a}}\n{{#empty}}\ndropped line\n{{/empty}}\nend\n";
+	const char *bad[] = {"{{nope}}", "{{#a}}open", "{{/a}}", "{{a", "{{#a}}{{/empty}}", "{{}}", "{{a b}}"};
+
+	CHECK(kf_tmpl_render(t1, strlen(t1), v, KF_ARRAY_SIZE(v), &out, &err) == KF_OK);
+	CHECK_STR(out.data, "x A A[yes][no]");
+	kf_buf_reset(&out);
+	/* section tags alone on their lines leave no blank lines */
+	CHECK(kf_tmpl_render(t2, strlen(t2), v, KF_ARRAY_SIZE(v), &out, &err) == KF_OK);
+	CHECK_STR(out.data, "start\nkept line\nend\n");
+	kf_buf_reset(&out);
+	/* a value that looks like a template stays literal (LLM text goes into prompts) */
+	CHECK(kf_tmpl_render("{{evil}}", 8, v, KF_ARRAY_SIZE(v), &out, &err) == KF_OK);
+	CHECK_STR(out.data, "{{a}} {{#a}}");
+	for (size_t i = 0; i < KF_ARRAY_SIZE(bad); i++) {
+		kf_buf_reset(&out);
+		CHECKF(kf_tmpl_render(bad[i], strlen(bad[i]), v, KF_ARRAY_SIZE(v), &out, &err) == KF_ERR_INVALID,
+		       "'%s' rendered", bad[i]);
+	}
+	CHECK_CONTAINS(err.msg, "line 1");
+	/* a bounded output */
+	{
+		struct kf_buf small = KF_BUF_INIT(3);
+		CHECK(kf_tmpl_render(t1, strlen(t1), v, KF_ARRAY_SIZE(v), &small, &err) == KF_ERR_LIMIT);
+		kf_buf_release(&small);
+	}
+	kf_buf_release(&out);
+}
+
+static struct kf_task *load_task(void)
+{
+	struct kf_task *t = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	CHECKF(kf_task_load(DATA "task/task.json", 0, NULL, &t, &err) == KF_OK, "%s", err.msg);
+	return t;
+}
+
+/* No hidden-only value may appear anywhere: not in the shapes, not in echoed verifier text. */
+static void check_no_hidden(const char *what, const char *s)
+{
+	CHECKF(!strstr(s, "4099"), "%s mentions hidden N=4099", what);
+	CHECKF(!strstr(s, "77777"), "%s mentions hidden N=77777", what);
+	CHECKF(!strstr(s, "B=3 "), "%s mentions hidden B=3", what);
+	CHECKF(!strstr(s, "{{"), "%s has an unrendered tag", what);
+}
+
+static void test_first_prompt(void)
+{
+	struct kf_task *t = load_task();
+	char *ref = NULL;
+	struct kf_buf sys = KF_BUF_INIT(1 << 20), user = KF_BUF_INIT(1 << 20), r = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_device_info dev = {.backend = "cuda", .name = "NVIDIA H200", .arch = "sm_90", .cc_major = 9,
+				     .sm_count = 132, .global_mem_bytes = 150ull << 30, .l2_bytes = 60ull << 20,
+				     .max_threads_per_block = 1024, .max_block = {1024, 1024, 64},
+				     .max_grid = {2147483647, 65535, 65535}, .max_smem_per_block = 49152,
+				     .max_smem_per_block_optin = 232448, .sm_clock_khz = 1980000, .mem_clock_khz = 2619000,
+				     .mem_bus_width_bits = 6144};
+	struct kf_device_info cpu = {.backend = "cpu", .name = "AMD EPYC", .arch = "host", .sm_count = 2,
+				     .max_threads_per_block = 1024, .max_smem_per_block = 49152};
+	struct kf_prompt_input in = {0};
+
+	if (!t)
+		return;
+	CHECK(kf_buf_read_file(&r, DATA "parent.cu", &err) == KF_OK);
+	ref = r.data;
+	in.task = t;
+	in.reference_source = ref;
+	in.device = &dev;
+	in.mode = KF_EDIT_DIFF; /* no parent: falls back to a full rewrite */
+	CHECKF(kf_prompt_build(&in, &sys, &user, &err) == KF_OK, "%s", err.msg);
+	CHECK_CONTAINS(sys.data, "// kforge:launch  KERNEL grid=");
+	CHECK_CONTAINS(sys.data, "complete new kernel file");
+	CHECK(!strstr(sys.data, "SEARCH/REPLACE"));
+	CHECK_CONTAINS(user.data, "# Task: Row-wise softmax, fp32 (`softmax_rows_f32`, softmax, level 1)");
+	CHECK_CONTAINS(user.data, "sum_j exp(x[b, j])");
+	CHECK_CONTAINS(user.data, "- B=64 N=1000\n- B=16 N=4096\n");
+	CHECK_CONTAINS(user.data, "Speed is measured at:\n- B=4096 N=4096\n");
+	CHECK_CONTAINS(user.data, "- x: input f32 [B, N] as `const float *`, typically normal(mean 0, std 1)");
+	CHECK_CONTAINS(user.data, "- y: output f32 [B, N] as `float *`");
+	CHECK_CONTAINS(user.data, "- eps: f32 = 1e-05");
+	CHECK_CONTAINS(user.data, "f32 |out - ref| <= 1e-05 + 1e-05*|ref|");
+	CHECK_CONTAINS(user.data, "flops = 5*B*N, minimum bytes moved = 8*B*N");
+	CHECK_CONTAINS(user.data, "NVIDIA H200 (sm_90, compute capability 9.0), 132 SMs");
+	CHECK_CONTAINS(user.data, "232448 with the opt-in attribute");
+	CHECK_CONTAINS(user.data, "```cuda\n// Row-wise softmax, one block per row");
+	CHECK_CONTAINS(user.data, "y[(long long)row * N + i] = expf(xr[i] - m) / sum;\n}\n```\n");
+	CHECK_CONTAINS(user.data, "Write a kernel that computes the same outputs");
+	CHECK(!strstr(user.data, "Current kernel"));
+	CHECK(!strstr(user.data, "knowledge base"));
+	CHECK(!strstr(user.data, "\n\n\n")); /* sections leave no gaps */
+	check_no_hidden("system", sys.data);
+	check_no_hidden("user", user.data);
+
+	/* no device: the arch and conservative limits; a cpu device: the backend's restrictions */
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user);
+	in.device = NULL;
+	in.arch = "sm_80";
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK_CONTAINS(user.data, "CUDA architecture sm_80 (device limits unknown");
+	{
+		kf_buf_reset(&sys);
+		kf_buf_reset(&user);
+		in.device = &cpu;
+		CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+		CHECK_CONTAINS(user.data, "CPU backend (AMD EPYC, 2 threads)");
+		CHECK_CONTAINS(user.data, "cannot run inline PTX");
+	}
+	/* a prompt larger than the caller's bound is an error, not a cut prompt */
+	{
+		struct kf_buf tiny = KF_BUF_INIT(100);
+		kf_buf_reset(&sys);
+		CHECK(kf_prompt_build(&in, &sys, &tiny, &err) == KF_ERR_LIMIT);
+		kf_buf_release(&tiny);
+	}
+	in.task = NULL;
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_ERR_INVALID);
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	kf_buf_release(&r);
+	kf_task_free(t);
+}
+
+static void test_feedback_prompts(void)
+{
+	struct kf_task *t = load_task();
+	struct kf_buf sys = KF_BUF_INIT(1 << 20), user = KF_BUF_INIT(1 << 20), log = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_shape hidden = {0}, pub = {0};
+	struct kf_prompt_feedback fb = {0};
+	struct kf_prompt_example ex[2] = {
+		{"softmax_cols_f32", "// kforge:launch k grid=(B) block=(32) args=(x, y, B, N)\nextern \"C\" __global__ void k() {}",
+		 2.5, "warp-shuffle,vectorized", "one warp per row instead of a block"},
+		{NULL, "// example two", 0, NULL, NULL},
+	};
+	struct kf_prompt_input in = {0};
+	const char *parent = "// kforge:launch softmax_rows grid=(B) block=(256) args=(x, y, B, N)\n"
+			     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { /* PARENT */ }\n";
+
+	if (!t)
+		return;
+	kf_shape_set(&hidden, "B", 3);
+	kf_shape_set(&hidden, "N", 4099);
+	kf_shape_set(&pub, "B", 64);
+	kf_shape_set(&pub, "N", 1000);
+	for (int i = 0; i < 5000; i++)
+		kf_buf_addf(&log, "kernel.cu(%d): error: identifier \"foo\" is undefined at N=4099\n", i);
+
+	in.task = t;
+	in.reference_source = "// the reference";
+	in.parent_source = parent;
+	in.feedback = &fb;
+	in.examples = ex;
+	in.n_examples = 2;
+	in.mode = KF_EDIT_DIFF;
+
+	/* wrong at a hidden shape: the check is shown, the shape and its values are not */
+	fb.correct = false;
+	fb.verdict = "wrong_result";
+	fb.failing_check = "max abs error 0.5 at y[2, 4098] (B=3 N=4099, row length 4099)";
+	fb.failing_shape = &hidden;
+	fb.max_error = 0.5;
+	fb.compile_log = log.data;
+	fb.profile_text = "time 12.5 us, speedup 1.8x [1.7, 1.9], 71% of DRAM peak";
+	fb.edits_total = 3;
+	fb.edits_unmatched = 2;
+	CHECKF(kf_prompt_build(&in, &sys, &user, &err) == KF_OK, "%s", err.msg);
+	CHECK_CONTAINS(sys.data, "SEARCH/REPLACE blocks");
+	CHECK_CONTAINS(user.data, "## Current kernel");
+	CHECK_CONTAINS(user.data, "/* PARENT */ }\n```\n");
+	CHECK_CONTAINS(user.data, "Verdict: wrong_result\nFailing check: max abs error 0.5 at y[2, ?] (B=? N=?, row length ?)");
+	CHECK_CONTAINS(user.data, "At shape: one of the hidden shapes (not shown)");
+	CHECK_CONTAINS(user.data, "Max error: 0.5\n");
+	CHECK_CONTAINS(user.data, "Compiler output (excerpt):\n```\nkernel.cu(0): error");
+	CHECK_CONTAINS(user.data, "[... truncated");
+	CHECK(user.len < 60000); /* the 300 KB log is cut to an excerpt */
+	CHECK_CONTAINS(user.data, "2 of your 3 SEARCH/REPLACE edits did not match");
+	CHECK(!strstr(user.data, "speedup 1.8x")); /* no profile before the kernel is correct */
+	CHECK_CONTAINS(user.data, "The current kernel is not correct");
+	CHECK_CONTAINS(user.data, "### Example 1: softmax_cols_f32 (2.50x over its reference)\nTechniques: "
+				  "warp-shuffle,vectorized\nWhat changed: one warp per row instead of a block\n```cuda\n");
+	CHECK_CONTAINS(user.data, "### Example 2\n```cuda\n// example two\n```");
+	/* correctness feedback comes before the instructions */
+	CHECK(strstr(user.data, "Failing check") < strstr(user.data, "## Your job"));
+	check_no_hidden("user (wrong)", user.data);
+	check_no_hidden("system (wrong)", sys.data);
+
+	/* a failing public shape is shown */
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user);
+	fb.failing_shape = &pub;
+	fb.compile_log = NULL;
+	fb.failing_check = "NaN in y[0, 999]";
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK_CONTAINS(user.data, "At shape: B=64 N=1000");
+	CHECK(!strstr(user.data, "Compiler output"));
+
+	/* correct: the profile, no failing check */
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user);
+	fb = (struct kf_prompt_feedback){.correct = true,
+					 .profile_text = "time 12.5 us, speedup 1.8x [1.7, 1.9], 71% of DRAM peak, "
+							 "occupancy 50%, 40 registers, 0 spills",
+					 .max_error = -1};
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK_CONTAINS(user.data, "Verdict: correct\nProfile:\n```\ntime 12.5 us, speedup 1.8x [1.7, 1.9]");
+	CHECK_CONTAINS(user.data, "The current kernel is correct. Make it faster");
+	CHECK(!strstr(user.data, "Failing check"));
+	CHECK(!strstr(user.data, "did not match"));
+	check_no_hidden("user (correct)", user.data);
+
+	/* full-rewrite mode with a parent */
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user);
+	in.mode = KF_EDIT_FULL;
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK(!strstr(sys.data, "SEARCH/REPLACE"));
+	CHECK_CONTAINS(user.data, "complete new kernel file");
+
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	kf_buf_release(&log);
+	kf_task_free(t);
+}
+
+static void test_template_override(void)
+{
+	char dir[] = "/tmp/kf-prompts.XXXXXX", path[128];
+	struct kf_task *t = load_task();
+	struct kf_buf sys = KF_BUF_INIT(1 << 20), user = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_prompt_input in = {.task = t, .reference_source = "ref"};
+	FILE *f;
+
+	if (!t || !mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/user.txt", dir);
+	f = fopen(path, "w");
+	fputs("custom {{name}} {{public_shapes}}", f);
+	fclose(f);
+	setenv("KFORGE_PROMPTS", dir, 1);
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK_STR(user.data, "custom softmax_rows_f32 - B=64 N=1000\n- B=16 N=4096");
+	CHECK_CONTAINS(sys.data, "expert CUDA"); /* not overridden: the built-in one */
+	f = fopen(path, "w");
+	fputs("{{no_such_variable}}", f);
+	fclose(f);
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user);
+	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "user.txt");
+	CHECK_CONTAINS(err.msg, "no_such_variable");
+	unsetenv("KFORGE_PROMPTS");
+	unlink(path);
+	rmdir(dir);
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	kf_task_free(t);
+	CHECK(kf_prompt_template("no-such.txt", NULL, &err) == NULL);
+	CHECK(err.code == KF_ERR_NOTFOUND);
+}
+
+KF_TEST_MAIN(TEST(test_render), TEST(test_first_prompt), TEST(test_feedback_prompts), TEST(test_template_override))
