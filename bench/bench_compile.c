@@ -33,8 +33,8 @@ static int compile_once(const struct kf_kfile *k, const char *dir, bool want_cac
 	enum kf_status st = kf_compile(k, &o, &c, &err);
 	*ms = kf_now_ms() - t0;
 	if (st != KF_OK || !c || c->cached != want_cached) {
-		fprintf(stderr, "error: compile of '%s' gave %s (cached %d): %s\n", k->path, kf_status_name(st),
-			c ? c->cached : -1, err.msg);
+		fprintf(stderr, "error: compile of '%s' gave %s (cached %d): %s\n", k->path,
+			kf_status_name(st), c ? c->cached : -1, err.msg);
 		kf_compiled_free(c);
 		return -1;
 	}

@@ -14,18 +14,18 @@
 #include "task.h"
 
 static const char help_body[] =
-	"Compiles KERNEL (CUDA source with // kforge:launch directives) in a sandboxed child and prints the\n"
-	"compiler log and, per kernel, registers, static shared memory, spills, stack frame and occupancy.\n"
-	"Results are cached by content hash ($KFORGE_CACHE, default ~/.cache/kforge).\n\n"
-	"options:\n"
-	"  --arch ARCH        target GPU arch (default sm_90; sm_90a is chosen when the source needs it)\n"
-	"  --backend B        cuda (NVRTC, default) or cpu (host compiler with the CUDA shim)\n"
-	"  --task TASK        also check the launch directives against TASK and size occupancy at its\n"
-	"                     timing shape\n"
-	"  --timeout SEC      wall-clock limit of the compile (default 60)\n"
-	"  --no-cache         compile even when a cached result exists\n"
-	"  --json             one JSON object on stdout\n\n"
-	"exit status: 0 compiled, 1 compile error or timeout, 2 bad input, 3 internal error, 4 unavailable\n";
+    "Compiles KERNEL (CUDA source with // kforge:launch directives) in a sandboxed child and prints the\n"
+    "compiler log and, per kernel, registers, static shared memory, spills, stack frame and occupancy.\n"
+    "Results are cached by content hash ($KFORGE_CACHE, default ~/.cache/kforge).\n\n"
+    "options:\n"
+    "  --arch ARCH        target GPU arch (default sm_90; sm_90a is chosen when the source needs it)\n"
+    "  --backend B        cuda (NVRTC, default) or cpu (host compiler with the CUDA shim)\n"
+    "  --task TASK        also check the launch directives against TASK and size occupancy at its\n"
+    "                     timing shape\n"
+    "  --timeout SEC      wall-clock limit of the compile (default 60)\n"
+    "  --no-cache         compile even when a cached result exists\n"
+    "  --json             one JSON object on stdout\n\n"
+    "exit status: 0 compiled, 1 compile error or timeout, 2 bad input, 3 internal error, 4 unavailable\n";
 
 /* Status word of the JSON output, and the exit code, for a kf_compile result. */
 static const char *outcome_name(enum kf_status st)
@@ -137,12 +137,14 @@ static void print_text(const char *path, const struct kf_compiled *c, const stru
 	for (size_t i = 0; i < c->n_kernels; i++) {
 		const struct kf_kernel_res *r = &c->kernels[i];
 		struct occ_figures f = add_occupancy(k, t, c->arch, r);
-		printf("kernel '%s': %d registers, %d B static smem, %d B stack, %d B spill stores, %d B spill loads, "
+		printf("kernel '%s': %d registers, %d B static smem, %d B stack, %d B spill stores, %d B "
+		       "spill loads, "
 		       "%d B cmem\n",
 		       r->name, r->registers, r->smem_static_bytes, r->stack_bytes, r->spill_store_bytes,
 		       r->spill_load_bytes, r->cmem_bytes);
 		if (f.ok)
-			printf("  occupancy %.0f%% at %d threads/block, %d B smem/block (%d blocks/SM, limited by %s)\n",
+			printf("  occupancy %.0f%% at %d threads/block, %d B smem/block (%d blocks/SM, "
+			       "limited by %s)\n",
 			       f.occ.occupancy * 100.0, f.block_threads, f.smem_bytes, f.occ.active_blocks,
 			       f.occ.limiter);
 	}
@@ -225,9 +227,9 @@ int cmd_compile(int argc, char **argv)
 	const char *arch = NULL, *backend = "cuda", *task_path = NULL, *timeout = NULL, *pos[1];
 	bool json = false, no_cache = false;
 	const struct kf_opt opts[] = {
-		{"arch", true, &arch, NULL},	     {"backend", true, &backend, NULL},
-		{"task", true, &task_path, NULL},    {"timeout", true, &timeout, NULL},
-		{"no-cache", false, NULL, &no_cache}, {"json", false, NULL, &json},
+	    {"arch", true, &arch, NULL},	  {"backend", true, &backend, NULL},
+	    {"task", true, &task_path, NULL},	  {"timeout", true, &timeout, NULL},
+	    {"no-cache", false, NULL, &no_cache}, {"json", false, NULL, &json},
 	};
 	struct kf_compile_opts co = {0};
 	struct kf_kfile *k = NULL;
@@ -254,7 +256,8 @@ int cmd_compile(int argc, char **argv)
 		char *end;
 		double sec = strtod(timeout, &end);
 		if (end == timeout || *end || !(sec > 0 && sec <= 3600))
-			return kf_cli_usage_error("compile", "bad --timeout '%s' (seconds, up to 3600)", timeout);
+			return kf_cli_usage_error("compile", "bad --timeout '%s' (seconds, up to 3600)",
+						  timeout);
 		co.timeout_ms = (int)(sec * 1000.0);
 	}
 	co.arch = arch;

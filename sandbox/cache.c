@@ -76,7 +76,8 @@ enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct k
 	if (len < 0 || (size_t)len >= n)
 		return kf_err_set(err, KF_ERR_INVALID, "cache directory path too long");
 	if (mkdir_p(out) != 0 || stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return kf_err_set(err, KF_ERR_IO, "cannot create cache directory '%s': %s", out, strerror(errno));
+		return kf_err_set(err, KF_ERR_IO, "cannot create cache directory '%s': %s", out,
+				  strerror(errno));
 	return KF_OK;
 }
 
@@ -123,7 +124,8 @@ void kf_cache_store(const char *dir, const struct kf_compiled *c, enum kf_status
 	struct kf_sha256 h;
 	enum kf_status st;
 
-	if ((status != KF_OK && status != KF_ERR_COMPILE) || !entry_path(dir, c->key, path, sizeof(path), true))
+	if ((status != KF_OK && status != KF_ERR_COMPILE) ||
+	    !entry_path(dir, c->key, path, sizeof(path), true))
 		return;
 	st = kf_buf_add(&b, CACHE_MAGIC, CACHE_MAGIC_BYTES);
 	if (!st)
@@ -145,7 +147,7 @@ void kf_cache_store(const char *dir, const struct kf_compiled *c, enum kf_status
 	for (size_t i = 0; !st && i < c->n_kernels; i++) {
 		const struct kf_kernel_res *k = &c->kernels[i];
 		unsigned char rec[KERNEL_REC_BYTES] = {0};
-		int32_t v[6] = {k->registers, k->smem_static_bytes, k->cmem_bytes,
+		int32_t v[6] = {k->registers,	k->smem_static_bytes, k->cmem_bytes,
 				k->stack_bytes, k->spill_store_bytes, k->spill_load_bytes};
 		memcpy(rec, k->name, strnlen(k->name, sizeof(k->name) - 1));
 		memcpy(rec + 128, v, sizeof(v));
@@ -181,7 +183,8 @@ static bool copy_fixed(char *dst, size_t cap, const char *data, size_t len)
 	return true;
 }
 
-static bool parse_entry(const struct kf_buf *b, const char *key, struct kf_compiled *c, enum kf_status *status)
+static bool parse_entry(const struct kf_buf *b, const char *key, struct kf_compiled *c,
+			enum kf_status *status)
 {
 	size_t off = CACHE_MAGIC_BYTES, end, n_kernels = 0, cap_kernels = 0;
 	uint8_t sum[KF_SHA256_BYTES];

@@ -56,6 +56,7 @@ static void set_limit(int resource, rlim_t soft, rlim_t hard, const char *what)
 
 /* Syscalls refused with EPERM. Names rather than SCMP_SYS() so that a name this libseccomp or this
  * architecture does not know is skipped instead of breaking the build. */
+/* clang-format off */
 static const char *const denied_syscalls[] = {
 	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
 	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
@@ -70,10 +71,11 @@ static const char *const denied_syscalls[] = {
 	 * undo the rlimits. */
 	"setsid", "setpgid", "setrlimit",
 };
+/* clang-format on */
 
 /* Clone flags that would create namespaces (a way around the deny-list's intent). */
 static const unsigned long denied_clone_flags[] = {
-	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
+    CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
 static void install_seccomp(void)
@@ -162,7 +164,7 @@ struct sink {
 static enum kf_status sink_add(struct sink *s, const char *data, size_t n)
 {
 	size_t room;
-	if (!s->buf)
+	if (!s || !s->buf)
 		return KF_OK;
 	room = s->buf->len < s->buf->max ? s->buf->max - s->buf->len : 0;
 	if (s->dropped || n > room) {
@@ -230,8 +232,8 @@ static bool child_has_exited(pid_t pid)
 }
 
 /* Waits for pid (and reads fd until EOF when fd >= 0), enforcing timeout_ms; reaps and fills res. */
-static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeout_ms, struct kf_child_result *res,
-				struct kf_err *err)
+static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeout_ms,
+				struct kf_child_result *res, struct kf_err *err)
 {
 	double t0 = kf_now_ms(), deadline = timeout_ms > 0 ? t0 + timeout_ms : 0, drain_until = 0;
 	int pidfd = open_pidfd(pid), status = 0;
@@ -274,7 +276,8 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			st = kf_err_set(err, KF_ERR_IO, "cannot wait for child %d: %s", (int)pid, strerror(errno));
+			st = kf_err_set(err, KF_ERR_IO, "cannot wait for child %d: %s", (int)pid,
+					strerror(errno));
 			break;
 		}
 		if (fd_i >= 0 && pfd[fd_i].revents) {
@@ -344,8 +347,8 @@ static enum kf_status check_cpu_kill(enum kf_status st, const struct kf_child_li
 	double cpu_s;
 	if (st || !lim->cpu_s || res->term_signal != SIGKILL)
 		return st;
-	cpu_s = (double)res->ru.ru_utime.tv_sec + res->ru.ru_utime.tv_usec / 1e6 + (double)res->ru.ru_stime.tv_sec +
-		res->ru.ru_stime.tv_usec / 1e6;
+	cpu_s = (double)res->ru.ru_utime.tv_sec + res->ru.ru_utime.tv_usec / 1e6 +
+		(double)res->ru.ru_stime.tv_sec + res->ru.ru_stime.tv_usec / 1e6;
 	if (cpu_s + 0.05 < lim->cpu_s)
 		return st;
 	res->timed_out = true;
@@ -406,7 +409,7 @@ enum kf_status kf_child_run_argv(const char *const *argv, const char *cwd, const
 		devnull = open("/dev/null", O_RDONLY);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
 			child_die("redirect", errno);
-		/* Nothing of the parent's (databases, sockets, other children's pipes) leaks into the child. */
+		/* Nothing of the parent's (databases, sockets, other pipes) leaks into the child. */
 		if (close_range(3, ~0U, 0) != 0)
 			for (int fd = 3; fd < 1024; fd++)
 				close(fd);
@@ -463,8 +466,8 @@ enum kf_status kf_child_run_fn(int (*fn)(void *arg, int fd), void *arg, const st
 		if (p[1] != 3 && dup2(p[1], 3) < 0)
 			child_die("dup2", errno);
 		devnull = open("/dev/null", O_RDWR);
-		/* stdout to /dev/null (a library's chatter must not corrupt the parent's stdout); stderr stays,
-		 * for our own diagnostics and sanitizer reports. */
+		/* stdout to /dev/null (a library's chatter must not corrupt the parent's stdout); stderr
+		 * stays, for our own diagnostics and sanitizer reports. */
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0)
 			child_die("redirect", errno);
 		if (close_range(4, ~0U, 0) != 0)

@@ -72,8 +72,8 @@ static const char *program_name(const struct kf_kfile *k)
 	return slash && slash[1] ? slash + 1 : k->path;
 }
 
-enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts, struct kf_compiled **out,
-			  struct kf_err *err)
+enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+			  struct kf_compiled **out, struct kf_err *err)
 {
 	static const struct kf_compile_opts defaults = {.backend = KF_BACKEND_CUDA};
 	struct kf_nvrtc_opts nv;
@@ -140,7 +140,8 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 		return st;
 	}
 	if (!c)
-		return kf_err_set(err, KF_ERR_INTERNAL, "compiler returned %s without a result", kf_status_name(st));
+		return kf_err_set(err, KF_ERR_INTERNAL, "compiler returned %s without a result",
+				  kf_status_name(st));
 	memcpy(c->key, key, sizeof(c->key));
 	if (!c->compiler[0])
 		snprintf(c->compiler, sizeof(c->compiler), "%s", compiler);

@@ -58,7 +58,8 @@ enum kf_status kf_nvrtc_pick_arch(const char *source, size_t len, const char *re
 		return KF_OK;
 	re = pcre2_compile((PCRE2_SPTR)arch_specific_re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
 	if (!re)
-		return kf_err_set(err, KF_ERR_INTERNAL, "arch regex does not compile (%d at %zu)", ec, (size_t)eo);
+		return kf_err_set(err, KF_ERR_INTERNAL, "arch regex does not compile (%d at %zu)", ec,
+				  (size_t)eo);
 	md = pcre2_match_data_create_from_pattern(re, NULL);
 	if (!md) {
 		pcre2_code_free(re);
@@ -78,11 +79,11 @@ void kf_nvrtc_opts_make(const char *arch, struct kf_nvrtc_opts *o)
 	if (!home || !*home)
 		home = "/usr/local/cuda";
 	o->n = 0;
-#define ADD(...)                                                                                  \
-	do {                                                                                      \
-		snprintf(o->storage[o->n], sizeof(o->storage[0]), __VA_ARGS__);                   \
-		o->argv[o->n] = o->storage[o->n];                                                 \
-		o->n++;                                                                           \
+#define ADD(...)                                                                                             \
+	do {                                                                                                 \
+		snprintf(o->storage[o->n], sizeof(o->storage[0]), __VA_ARGS__);                              \
+		o->argv[o->n] = o->storage[o->n];                                                            \
+		o->n++;                                                                                      \
 	} while (0)
 	ADD("-arch=%s", arch);
 	ADD("--std=c++17");
@@ -179,7 +180,8 @@ static int nvrtc_child(void *arg, int fd)
 	if (r == NVRTC_SUCCESS) {
 		if (nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 1 && n <= KF_COMPILE_IMAGE_MAX &&
 		    (buf = malloc(n))) {
-			if (nvrtcGetPTX(prog, buf) == NVRTC_SUCCESS && put_rec(fd, REC_PTX, buf, strnlen(buf, n)))
+			if (nvrtcGetPTX(prog, buf) == NVRTC_SUCCESS &&
+			    put_rec(fd, REC_PTX, buf, strnlen(buf, n)))
 				return 1;
 			free(buf);
 		}
@@ -223,7 +225,8 @@ static enum kf_status decode(const struct kf_buf *pl, struct decoded *d, struct 
 		switch (tag) {
 		case REC_RESULT:
 			if (len != 4)
-				return kf_err_set(err, KF_ERR_CRASH, "compiler child sent a bad result record");
+				return kf_err_set(err, KF_ERR_CRASH,
+						  "compiler child sent a bad result record");
 			memcpy(&d->result, data, 4);
 			d->have_result = true;
 			break;
@@ -277,31 +280,34 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
 	st = kf_child_run_fn(nvrtc_child, &job, &lim, &pl, &res, err);
 	if (st == KF_ERR_TIMEOUT) {
 		if (res.wall_ms >= timeout_ms)
-			kf_err_set(err, KF_ERR_TIMEOUT, "nvrtc compile of '%s' killed after %d ms (wall-clock limit)",
-				   name, timeout_ms);
+			kf_err_set(err, KF_ERR_TIMEOUT,
+				   "nvrtc compile of '%s' killed after %d ms (wall-clock limit)", name,
+				   timeout_ms);
 		else
-			kf_err_set(err, KF_ERR_TIMEOUT, "nvrtc compile of '%s' killed at its CPU-time limit (%d s)",
-				   name, lim.cpu_s);
+			kf_err_set(err, KF_ERR_TIMEOUT,
+				   "nvrtc compile of '%s' killed at its CPU-time limit (%d s)", name,
+				   lim.cpu_s);
 		goto done;
 	}
 	if (st)
 		goto done;
 	if (res.term_signal) {
 		st = kf_err_set(err, KF_ERR_CRASH,
-				"nvrtc compile of '%s' died of signal %d (out of its %llu MiB of memory?)", name,
-				res.term_signal, (unsigned long long)(KF_COMPILE_AS_BYTES >> 20));
+				"nvrtc compile of '%s' died of signal %d (out of its %llu MiB of memory?)",
+				name, res.term_signal, (unsigned long long)(KF_COMPILE_AS_BYTES >> 20));
 		goto done;
 	}
 	if (res.exit_code != 0) {
-		st = kf_err_set(err, KF_ERR_CRASH, "nvrtc compile child of '%s' exited with %d", name, res.exit_code);
+		st = kf_err_set(err, KF_ERR_CRASH, "nvrtc compile child of '%s' exited with %d", name,
+				res.exit_code);
 		goto done;
 	}
 	st = decode(&pl, &d, err);
 	if (st)
 		goto done;
 	if (d.result == NVRTC_ERROR_OUT_OF_MEMORY) {
-		st = kf_err_set(err, KF_ERR_LIMIT, "nvrtc ran out of memory compiling '%s' (limit %llu MiB)", name,
-				(unsigned long long)(KF_COMPILE_AS_BYTES >> 20));
+		st = kf_err_set(err, KF_ERR_LIMIT, "nvrtc ran out of memory compiling '%s' (limit %llu MiB)",
+				name, (unsigned long long)(KF_COMPILE_AS_BYTES >> 20));
 		goto done;
 	}
 	if (d.result == NVRTC_ERROR_INVALID_OPTION) {
@@ -377,12 +383,13 @@ done:
 enum { P_ENTRY, P_PROPS, P_FRAME, P_USED, P_SMEM, P_CMEM, P_COUNT };
 
 static const char *const ptxas_patterns[P_COUNT] = {
-	[P_ENTRY] = "^ptxas info\\s*:\\s*Compiling entry function '([^']+)'",
-	[P_PROPS] = "^ptxas info\\s*:\\s*Function properties for (\\S+)",
-	[P_FRAME] = "^ptxas\\s+\\.\\s+(\\d+) bytes stack frame, (\\d+) bytes spill stores, (\\d+) bytes spill loads",
-	[P_USED] = "^ptxas info\\s*:\\s*Used (\\d+) registers",
-	[P_SMEM] = "(\\d+) bytes smem",
-	[P_CMEM] = "(\\d+) bytes cmem\\[\\d+\\]",
+    [P_ENTRY] = "^ptxas info\\s*:\\s*Compiling entry function '([^']+)'",
+    [P_PROPS] = "^ptxas info\\s*:\\s*Function properties for (\\S+)",
+    [P_FRAME] =
+	"^ptxas\\s+\\.\\s+(\\d+) bytes stack frame, (\\d+) bytes spill stores, (\\d+) bytes spill loads",
+    [P_USED] = "^ptxas info\\s*:\\s*Used (\\d+) registers",
+    [P_SMEM] = "(\\d+) bytes smem",
+    [P_CMEM] = "(\\d+) bytes cmem\\[\\d+\\]",
 };
 
 static int cap_int(const char *subject, PCRE2_SIZE *ov, int i)
@@ -419,7 +426,8 @@ enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_
 	for (int i = 0; i < P_COUNT; i++) {
 		int ec;
 		PCRE2_SIZE eo;
-		re[i] = pcre2_compile((PCRE2_SPTR)ptxas_patterns[i], PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+		re[i] =
+		    pcre2_compile((PCRE2_SPTR)ptxas_patterns[i], PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
 		if (!re[i]) {
 			st = kf_err_set(err, KF_ERR_INTERNAL, "ptxas regex %d does not compile (%d)", i, ec);
 			goto done;
@@ -467,10 +475,12 @@ enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_
 				if (pcre2_match(re[P_SMEM], s, len, 0, 0, md, NULL) > 0)
 					k->smem_static_bytes = cap_int(line, ov, 1);
 				k->cmem_bytes = 0;
-				/* Constant memory is reported per bank (cmem[0] parameters, cmem[3] __constant__...). */
+				/* Constant memory is reported per bank (cmem[0] parameters, cmem[3]
+				 * __constant__...). */
 				while (off < len && pcre2_match(re[P_CMEM], s, len, off, 0, md, NULL) > 0) {
 					int v = cap_int(line, ov, 1);
-					k->cmem_bytes = v > INT32_MAX - k->cmem_bytes ? INT32_MAX : k->cmem_bytes + v;
+					k->cmem_bytes =
+					    v > INT32_MAX - k->cmem_bytes ? INT32_MAX : k->cmem_bytes + v;
 					off = ov[1];
 				}
 			}

@@ -71,7 +71,7 @@ static void test_good_kernel(void)
 		CHECK(!c->cached);
 		CHECK(c->image && c->image_len > 1000);
 		/* A CUBIN is an ELF file. */
-		CHECK(c->image && !memcmp(c->image, "\x7f" "ELF", 4));
+		CHECK(c->image && !memcmp(c->image, "\177ELF", 4));
 		CHECK_CONTAINS(c->ptx, ".entry scale");
 		CHECK_CONTAINS(c->log, "ptxas info");
 		CHECK(!strncmp(c->compiler, "nvrtc ", 6));
@@ -163,7 +163,8 @@ static void test_cache_hit(void)
 		CHECK_STR(a->log, b->log);
 		CHECK(a->ptx && b->ptx && !strcmp(a->ptx, b->ptx));
 		CHECK(a->image_len == b->image_len && !memcmp(a->image, b->image, a->image_len));
-		CHECK(a->n_kernels == b->n_kernels && !memcmp(a->kernels, b->kernels, a->n_kernels * sizeof(*a->kernels)));
+		CHECK(a->n_kernels == b->n_kernels &&
+		      !memcmp(a->kernels, b->kernels, a->n_kernels * sizeof(*a->kernels)));
 		/* A fork + NVRTC compile against a file read: at least 10x apart. */
 		CHECKF(b->wall_ms * 10 < a->wall_ms, "cold %.1f ms, cached %.1f ms", a->wall_ms, b->wall_ms);
 	}
@@ -242,7 +243,8 @@ static void compile_ok(const char *fixture, const char *want_kernel)
 	}
 	st = kf_compile(k, &o, &c, &err);
 	CHECKF(st == KF_OK, "%s: %s: %s", fixture, err.msg, c ? c->log : "");
-	CHECK(c && c->n_kernels == 1 && !strcmp(c->kernels[0].name, want_kernel) && c->kernels[0].registers > 0);
+	CHECK(c && c->n_kernels == 1 && !strcmp(c->kernels[0].name, want_kernel) &&
+	      c->kernels[0].registers > 0);
 	kf_compiled_free(c);
 	kf_kfile_free(k);
 }
@@ -331,18 +333,19 @@ static void test_two_kernels_stack(void)
 static void test_ptxas_parse(void)
 {
 	/* Older ptxas reports cmem per bank on the "Used" line; spills come from a register cap. */
-	const char *log = "ptxas info    : 0 bytes gmem\n"
-			  "ptxas info    : Compiling entry function '_Z3fooPf' for 'sm_90'\n"
-			  "ptxas info    : Function properties for _Z3fooPf\n"
-			  "ptxas         .     48 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
-			  "ptxas info    : Used 32 registers, used 1 barriers, 8192 bytes smem, 368 bytes cmem[0], 16 "
-			  "bytes cmem[2]\n"
-			  "ptxas info    : Function properties for helper\n"
-			  "ptxas         .     999 bytes stack frame, 999 bytes spill stores, 999 bytes spill loads\n"
-			  "ptxas info    : Compiling entry function 'bar' for 'sm_90'\n"
-			  "ptxas info    : Function properties for bar\n"
-			  "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-			  "ptxas info    : Used 7 registers, used 0 barriers";
+	const char *log =
+	    "ptxas info    : 0 bytes gmem\n"
+	    "ptxas info    : Compiling entry function '_Z3fooPf' for 'sm_90'\n"
+	    "ptxas info    : Function properties for _Z3fooPf\n"
+	    "ptxas         .     48 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
+	    "ptxas info    : Used 32 registers, used 1 barriers, 8192 bytes smem, 368 bytes cmem[0], 16 "
+	    "bytes cmem[2]\n"
+	    "ptxas info    : Function properties for helper\n"
+	    "ptxas         .     999 bytes stack frame, 999 bytes spill stores, 999 bytes spill loads\n"
+	    "ptxas info    : Compiling entry function 'bar' for 'sm_90'\n"
+	    "ptxas info    : Function properties for bar\n"
+	    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+	    "ptxas info    : Used 7 registers, used 0 barriers";
 	struct kf_kernel_res *ks = NULL;
 	size_t n = 0;
 	struct kf_err err = KF_ERR_INIT;
@@ -437,7 +440,8 @@ static void test_cpu_backend_cached(void)
 		CHECK_EQ_INT(b->backend, KF_BACKEND_CPU);
 		CHECK_STR(str(b->arch), "host");
 		CHECK(!a->cached && b->cached);
-		CHECK(a->image_len > 0 && a->image_len == b->image_len && !memcmp(a->image, b->image, a->image_len));
+		CHECK(a->image_len > 0 && a->image_len == b->image_len &&
+		      !memcmp(a->image, b->image, a->image_len));
 		CHECK_STR(str(a->compiler), str(b->compiler));
 		/* The cpu and cuda compiles of one source never share a key. */
 		{
@@ -470,11 +474,14 @@ static void teardown(void)
 }
 
 static const struct kf_test_case cases[] = {
-	TEST(test_backend_name),   TEST(test_pick_arch),	 TEST(test_ptxas_parse),
-	TEST(test_good_kernel),	   TEST(test_syntax_error),	 TEST(test_cache_hit),
-	TEST(test_bomb_times_out), TEST(test_fp16_bf16_headers), TEST(test_cccl_headers),
-	TEST(test_wgmma_picks_sm90a), TEST(test_two_kernels_stack), TEST(test_bad_arch_is_invalid),
-	TEST(test_cache_dir_env), TEST(test_unwritable_cache_still_compiles), TEST(test_cpu_backend_cached),
+    TEST(test_backend_name),	   TEST(test_pick_arch),
+    TEST(test_ptxas_parse),	   TEST(test_good_kernel),
+    TEST(test_syntax_error),	   TEST(test_cache_hit),
+    TEST(test_bomb_times_out),	   TEST(test_fp16_bf16_headers),
+    TEST(test_cccl_headers),	   TEST(test_wgmma_picks_sm90a),
+    TEST(test_two_kernels_stack),  TEST(test_bad_arch_is_invalid),
+    TEST(test_cache_dir_env),	   TEST(test_unwritable_cache_still_compiles),
+    TEST(test_cpu_backend_cached),
 };
 
 int main(int argc, char **argv)
