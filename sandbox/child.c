@@ -26,6 +26,17 @@
 /* Poll period when the kernel has no pidfd_open (Linux < 5.3); elsewhere the wait is event driven. */
 #define FALLBACK_TICK_MS 20
 #define DEFAULT_NOFILE 256
+/* Poll period while an interrupt flag is registered: a signal that lands just before poll() (so poll
+ * does not see EINTR) is still noticed within this long. */
+#define INTERRUPT_TICK_MS 200
+
+/* Set once at startup by a command (kf_child_set_interrupt_flag); read by every wait. */
+static volatile int *interrupt_flag;
+
+void kf_child_set_interrupt_flag(volatile int *flag)
+{
+	interrupt_flag = flag;
+}
 
 /* ---- in the child ------------------------------------------------------------------------- */
 
@@ -237,7 +248,7 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 {
 	double t0 = kf_now_ms(), deadline = timeout_ms > 0 ? t0 + timeout_ms : 0, drain_until = 0;
 	int pidfd = open_pidfd(pid), status = 0;
-	bool exited = false, eof = fd < 0;
+	bool exited = false, eof = fd < 0, interrupted = false;
 	enum kf_status st = KF_OK, sink_st = KF_OK;
 	char chunk[16384];
 	pid_t w;
@@ -248,6 +259,10 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 		int nfd = 0, wait_ms = -1, r, fd_i = -1, pid_i = -1;
 		double now = kf_now_ms();
 
+		if (!exited && interrupt_flag && *interrupt_flag) {
+			interrupted = true;
+			break;
+		}
 		if (!exited && deadline > 0) {
 			if (now >= deadline) {
 				res->timed_out = true;
@@ -271,6 +286,8 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 			} else if (wait_ms < 0 || wait_ms > FALLBACK_TICK_MS) {
 				wait_ms = FALLBACK_TICK_MS;
 			}
+			if (interrupt_flag && (wait_ms < 0 || wait_ms > INTERRUPT_TICK_MS))
+				wait_ms = INTERRUPT_TICK_MS;
 		}
 		r = poll(pfd, (nfds_t)nfd, wait_ms);
 		if (r < 0) {
@@ -317,6 +334,9 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 	}
 	if (st)
 		return st;
+	if (interrupted)
+		return kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted: child %d and its group killed",
+				  (int)pid);
 	if (sink) {
 		enum kf_status s2 = sink_finish(sink);
 		if (s2 && !sink_st)

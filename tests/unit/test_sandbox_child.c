@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -369,8 +370,61 @@ static void test_wait_direct(void)
 	CHECK_EQ_INT(res.exit_code, 5);
 }
 
+static volatile int interrupt_flag;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	interrupt_flag = 1;
+}
+
+static void test_interrupt_flag(void)
+{
+	const char *argv[] = {"sh", "-c", "sleep 60 & echo $!; sleep 60", NULL};
+	struct kf_buf out = KF_BUF_INIT(4096);
+	struct kf_child_result res;
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_child_limits lim = {.timeout_ms = 30000};
+	struct sigaction sa, old;
+	struct itimerval it = {{0, 0}, {0, 300000}}; /* one SIGALRM after 300 ms */
+	double t0 = kf_now_ms();
+	enum kf_status st;
+	pid_t grandchild;
+
+	/* Registered but clear: the child runs to its end. */
+	kf_child_set_interrupt_flag(&interrupt_flag);
+	{
+		const char *quick[] = {"sh", "-c", "sleep 0.3; exit 4", NULL};
+		CHECK(kf_child_run_argv(quick, NULL, &lim, &out, &res, &err) == KF_OK);
+		CHECK_EQ_INT(res.exit_code, 4);
+	}
+	kf_buf_reset(&out);
+	/* A handler sets it 300 ms in, as kforge's SIGINT handler would: the wait gives up early and the
+	 * whole group dies. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	t0 = kf_now_ms();
+	setitimer(ITIMER_REAL, &it, NULL);
+	st = kf_child_run_argv(argv, NULL, &lim, &out, &res, &err);
+	sigaction(SIGALRM, &old, NULL);
+	kf_child_set_interrupt_flag(NULL);
+	CHECK_EQ_INT(st, KF_ERR_INTERRUPTED);
+	CHECKF(kf_now_ms() - t0 < 3000, "took %.0f ms", kf_now_ms() - t0);
+	CHECKF(kf_now_ms() - t0 >= 250, "took only %.0f ms", kf_now_ms() - t0);
+	grandchild = (pid_t)atoi(out.data);
+	CHECKF(grandchild > 0, "output '%s'", out.data);
+	if (grandchild > 0) {
+		for (int i = 0; i < 100 && !pid_dead(grandchild); i++)
+			usleep(10000);
+		CHECK(pid_dead(grandchild));
+	}
+	kf_buf_release(&out);
+}
+
 KF_TEST_MAIN(TEST(test_exit_code), TEST(test_cwd_and_missing_program), TEST(test_killed_by_signal),
 	     TEST(test_timeout_kills_group), TEST(test_leftover_grandchild_killed_on_exit),
 	     TEST(test_output_bounded), TEST(test_fn_payload), TEST(test_seccomp_denies),
 	     TEST(test_seccomp_survives_exec), TEST(test_fsize), TEST(test_cpu_limit), TEST(test_as_limit),
-	     TEST(test_no_network), TEST(test_wait_direct))
+	     TEST(test_no_network), TEST(test_wait_direct), TEST(test_interrupt_flag))
