@@ -117,34 +117,86 @@ extern char **environ;
  * refuses too (it would only print a fatal error at exit). */
 #define ASAN_WORKER_OPTIONS "disable_coredump=0:detect_leaks=0"
 
-/* The filtered environment; env[0] is always our own ASAN_OPTIONS string (free it with the array). */
-static char **worker_env(void)
-{
-	const char *asan = getenv("ASAN_OPTIONS");
-	size_t n = 0, k = 1;
-	char **env;
+/* The AddressSanitizer runtime a sanitized cpu module needs preloaded into the worker (a module built
+ * with -fsanitize=address cannot be dlopen'ed into a process without it): $KFORGE_ASAN_RUNTIME, else
+ * the one the host compiler ($KFORGE_CXX, else g++, as sandbox/cpu uses) links. Found once per
+ * process; empty when there is none (the worker then says the backend is unavailable, and why). */
+static char asan_rt[PATH_MAX];
+static pthread_once_t asan_rt_once = PTHREAD_ONCE_INIT;
 
-	while (environ && environ[n])
-		n++;
-	env = calloc(n + 2, sizeof(*env));
-	if (!env)
-		return NULL;
-	if (asprintf(&env[0], "ASAN_OPTIONS=%s%s" ASAN_WORKER_OPTIONS, asan ? asan : "", asan && *asan ? ":" : "") <
-	    0) {
-		free(env);
-		return NULL;
+static void find_asan_rt(void)
+{
+	const char *env = getenv("KFORGE_ASAN_RUNTIME"), *cxx = getenv("KFORGE_CXX");
+	const char *argv[] = {cxx && *cxx ? cxx : "g++", "-print-file-name=libasan.so", NULL};
+	struct kf_child_limits lim = {.timeout_ms = 20000};
+	struct kf_child_result res;
+	struct kf_buf out = KF_BUF_INIT(PATH_MAX);
+
+	if (env && *env) {
+		snprintf(asan_rt, sizeof(asan_rt), "%s", env);
+		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (env_passes(environ[i]) && strncmp(environ[i], "ASAN_OPTIONS=", 13) != 0)
-			env[k++] = environ[i];
-	return env;
+	if (kf_child_run_argv(argv, NULL, &lim, &out, &res, NULL) == KF_OK && !res.term_signal && !res.exit_code) {
+		while (out.len && (out.data[out.len - 1] == '\n' || out.data[out.len - 1] == ' '))
+			out.data[--out.len] = '\0';
+		/* A bare "libasan.so" means the compiler has none. */
+		if (out.data[0] == '/' && !realpath(out.data, asan_rt))
+			asan_rt[0] = '\0';
+	}
+	kf_buf_release(&out);
 }
 
-static void worker_env_free(char **env)
+/* The worker's environment: the filtered parent environment plus our ASAN_OPTIONS and, for a
+ * sanitized module, LD_PRELOAD of the ASan runtime. */
+struct wenv {
+	char **env;
+	char *owned[2];
+};
+
+static void worker_env_free(struct wenv *w)
 {
-	if (env)
-		free(env[0]);
-	free(env);
+	free(w->owned[0]);
+	free(w->owned[1]);
+	free(w->env);
+}
+
+static enum kf_status worker_env(struct wenv *w, bool sanitize)
+{
+	const char *asan = getenv("ASAN_OPTIONS"), *pre = getenv("LD_PRELOAD");
+	size_t n = 0, k = 0;
+
+	memset(w, 0, sizeof(*w));
+	while (environ && environ[n])
+		n++;
+	w->env = calloc(n + 3, sizeof(*w->env));
+	if (!w->env)
+		return KF_ERR_NOMEM;
+	if (asprintf(&w->owned[0], "ASAN_OPTIONS=%s%s" ASAN_WORKER_OPTIONS, asan ? asan : "",
+		     asan && *asan ? ":" : "") < 0) {
+		w->owned[0] = NULL;
+		worker_env_free(w);
+		return KF_ERR_NOMEM;
+	}
+	w->env[k++] = w->owned[0];
+	if (sanitize) {
+		pthread_once(&asan_rt_once, find_asan_rt);
+		if (asan_rt[0]) {
+			if (asprintf(&w->owned[1], "LD_PRELOAD=%s%s%s", asan_rt, pre && *pre ? ":" : "",
+				     pre ? pre : "") < 0) {
+				w->owned[1] = NULL;
+				worker_env_free(w);
+				return KF_ERR_NOMEM;
+			}
+			w->env[k++] = w->owned[1];
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!env_passes(environ[i]) || !strncmp(environ[i], "ASAN_OPTIONS=", 13) ||
+		    (w->owned[1] && !strncmp(environ[i], "LD_PRELOAD=", 11)))
+			continue;
+		w->env[k++] = environ[i];
+	}
+	return KF_OK;
 }
 
 /* ---- process control ---------------------------------------------------------------------- */
@@ -353,7 +405,7 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 	const char *argv[16];
 	int argc = 0, sv[2], lp[2], ep[2], e = 0;
 	struct kf_child_limits lim = {0};
-	char **env;
+	struct wenv env;
 	pid_t pid;
 	ssize_t r;
 
@@ -391,18 +443,17 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 		lim.as_bytes = opts->host_mem_bytes ? opts->host_mem_bytes : DEFAULT_HOST_MEM_BYTES;
 #endif
 
-	env = worker_env();
-	if (!env)
+	if (worker_env(&env, opts->sanitize))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-		worker_env_free(env);
+		worker_env_free(&env);
 		return kf_err_set(err, KF_ERR_IO, "socketpair: %s", strerror(errno));
 	}
 	if (pipe2(lp, O_CLOEXEC) != 0) {
 		e = errno;
 		close(sv[0]);
 		close(sv[1]);
-		worker_env_free(env);
+		worker_env_free(&env);
 		return kf_err_set(err, KF_ERR_IO, "pipe: %s", strerror(e));
 	}
 	if (pipe2(ep, O_CLOEXEC) != 0) {
@@ -411,7 +462,7 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 		close(sv[1]);
 		close(lp[0]);
 		close(lp[1]);
-		worker_env_free(env);
+		worker_env_free(&env);
 		return kf_err_set(err, KF_ERR_IO, "pipe: %s", strerror(e));
 	}
 	pid = fork();
@@ -427,14 +478,14 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 			for (int fd = 5; fd < 4096; fd++)
 				close(fd);
 		kf_child_apply_limits(&lim);
-		execve(path, (char *const *)argv, env);
+		execve(path, (char *const *)argv, env.env);
 		e = errno;
 		if (write(4, &e, sizeof(e)) < 0)
 			_exit(KF_CHILD_EXIT_EXEC);
 		_exit(KF_CHILD_EXIT_EXEC);
 	}
 	e = errno;
-	worker_env_free(env);
+	worker_env_free(&env);
 	close(sv[1]);
 	close(lp[1]);
 	close(ep[1]);

@@ -215,10 +215,12 @@ static void fx_free(struct fx *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* Loads task_path, parses and binds src, compiles it for the cpu backend, plans it at dim=value. */
-static bool fx_make(struct fx *f, const char *task_path, const char *src, const char *dim, int64_t value)
+/* Loads task_path, parses and binds src, compiles it for the cpu backend (with AddressSanitizer when
+ * sanitize), plans it at dim=value. */
+static bool fx_make_opts(struct fx *f, const char *task_path, const char *src, const char *dim, int64_t value,
+			 bool sanitize)
 {
-	struct kf_compile_opts co = {.backend = KF_BACKEND_CPU};
+	struct kf_compile_opts co = {.backend = KF_BACKEND_CPU, .sanitize = sanitize};
 	struct kf_shape shape = {0};
 	struct kf_err err = KF_ERR_INIT;
 
@@ -232,6 +234,11 @@ static bool fx_make(struct fx *f, const char *task_path, const char *src, const 
 		return false;
 	}
 	return true;
+}
+
+static bool fx_make(struct fx *f, const char *task_path, const char *src, const char *dim, int64_t value)
+{
+	return fx_make_opts(f, task_path, src, dim, value, false);
 }
 
 static const char *VECTOR_TASK = "tasks/examples/vector_add_f32/task.json";
@@ -556,6 +563,56 @@ static void infinite_loop_times_out(void)
 	run_fatal(VADD_SPIN, KF_ERR_TIMEOUT, 1500, "1500 ms");
 }
 
+/* A sanitized module (AddressSanitizer preloaded into the worker) writing past its whole allocation,
+ * beyond the guard: ASan's report makes it a runtime fault with the report's summary. A near write
+ * stays inside the guard zone, which the canary check catches instead. */
+static const char *VADD_FAR_OOB =
+	"// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+	"extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < N)\n"
+	"\t\tc[i] = a[i] + b[i];\n"
+	"\tif (i == 0)\n"
+	"\t\tc[N + 1024 + 1] = 1.0f; /* data 2 KiB + rear guard 4 KiB = 1536 floats: 4 bytes past the block */\n"
+	"}\n";
+
+static void sanitized_oob_is_runtime(void)
+{
+	struct kf_worker_opts o = {.backend = KF_BACKEND_CPU, .sanitize = true};
+	static struct kf_step_result r;
+	struct kf_step st;
+	struct kf_session *s = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct fx f;
+	enum kf_status rc;
+
+	if (!fx_make_opts(&f, VECTOR_TASK, VADD_FAR_OOB, "N", 512, true)) {
+		CHECK(!"fixture");
+		return;
+	}
+	rc = kf_session_start(&o, f.c, f.p, 3 * 2048, &s, &err);
+	if (rc == KF_ERR_UNAVAILABLE && strstr(err.msg, "AddressSanitizer")) {
+		fx_free(&f);
+		KF_SKIP("no AddressSanitizer runtime for the host compiler");
+	}
+	CHECKF(rc == KF_OK, "%s", err.msg);
+	if (s) {
+		step_init(&st, KF_STEP_COPY_IN | KF_STEP_POISON, 0, 1);
+		st.in_off[0] = 0;
+		st.in_off[1] = 2048;
+		st.timeout_ms = 60000;
+		CHECK_EQ_INT(kf_session_step(s, &st, &r, &err), KF_OK);
+		CHECKF(r.status == KF_ERR_RUNTIME, "status %s: %s", kf_status_name(r.status), r.msg);
+		CHECK(r.worker_dead);
+		CHECK_CONTAINS(r.msg, "AddressSanitizer");
+		CHECK_CONTAINS(kf_session_log(s), "heap-buffer-overflow");
+		CHECK_CONTAINS(kf_session_log(s), "WRITE of size 4");
+		kf_session_end(s, NULL);
+	}
+	fx_free(&f);
+}
+
 /* A plan naming a kernel the module does not have is refused at setup; so is a module of the other
  * backend. */
 static void setup_refusals(void)
@@ -804,6 +861,7 @@ static const struct kf_test_case cases[] = {
 	TEST(null_deref_is_runtime),
 	TEST(trap_is_runtime),
 	TEST(infinite_loop_times_out),
+	TEST(sanitized_oob_is_runtime),
 	TEST(setup_refusals),
 	TEST(hostile_start),
 	TEST(hostile_results),
