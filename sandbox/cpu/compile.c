@@ -1,7 +1,8 @@
 /* kf_cpu_compile: the cpu backend's compile. A PCRE2 pre-pass turns the kernel file into a C++
  * translation unit (shim first, the user's source under #line so diagnostics name the user's file and
- * lines, then one `kf_entry_<name>` trampoline per extern "C" __global__ kernel and the fiber runtime);
- * the host compiler builds it into a shared object in a sandboxed child. */
+ * lines, then one `kf_entry_<name>` trampoline per extern "C" __global__ kernel); the host compiler
+ * builds it in a sandboxed child and links it with the fiber runtime (kf_runtime.h, compiled once per
+ * shim version and mode into the shim folder of the cache) into a shared object. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 
 #define SHIM_PREFIX "sandbox/cpu/shim/"
 #define PREPASS_MAX ((size_t)16 << 20)
-#define KF_CPU_SHIM_REV 1 /* bump when the pre-pass or the flags change meaning */
+#define KF_CPU_SHIM_REV 2 /* bump when the pre-pass or the flags change meaning */
 
 /* Flags of every cpu compile; part of the compiler id. -fno-strict-aliasing: kernels reinterpret
  * float arrays as float4 as a matter of course. gnu2 TLS descriptors make __shared__ (thread-local)
@@ -247,7 +248,6 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 		for (size_t i = 0; i < ns.n; i++)
 			a |= kf_buf_addf(out, "KF_EXPORT void kf_entry_%s(void **a) { kf_invoke(%s, a); }\n", ns.v[i],
 					 ns.v[i]);
-		a |= kf_buf_adds(out, "#include \"kf_runtime.h\"\n");
 		if (a != KF_OK)
 			st = kf_err_set(err, KF_ERR_LIMIT, "pre-passed source of '%s' is too large",
 					k->path ? k->path : "kernel");
@@ -317,13 +317,75 @@ static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len,
 
 static void rm_workdir(const char *dir)
 {
-	static const char *const files[] = {"kernel.cpp", "kernel.so"};
+	static const char *const files[] = {"kernel.cpp", "kernel.so", "rt.cpp", "rt.o"};
 	char p[4200];
 	for (size_t i = 0; i < KF_ARRAY_SIZE(files); i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
 		unlink(p);
 	}
 	rmdir(dir);
+}
+
+/* argv for one compiler run: the common flags, the mode's flags, the shim include path, then tail. */
+static size_t cxx_argv(const char **argv, bool san, const char *inc, const char *const *tail)
+{
+	size_t n = 0;
+	argv[n++] = cxx_path();
+	for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
+		argv[n++] = base_flags[i];
+	if (san)
+		for (size_t i = 0; i < KF_ARRAY_SIZE(san_flags); i++)
+			argv[n++] = san_flags[i];
+	else
+		for (size_t i = 0; i < KF_ARRAY_SIZE(opt_flags); i++)
+			argv[n++] = opt_flags[i];
+	argv[n++] = inc;
+	for (; *tail; tail++)
+		argv[n++] = *tail;
+	argv[n] = NULL;
+	return n;
+}
+
+static void compile_limits(struct kf_child_limits *lim, int timeout_ms)
+{
+	memset(lim, 0, sizeof(*lim));
+	lim->timeout_ms = timeout_ms;
+	lim->cpu_s = timeout_ms / 1000 + 2;
+	lim->fsize_bytes = (uint64_t)512 << 20;
+	lim->nofile = 256;
+	lim->no_network = true;
+	lim->seccomp = true;
+}
+
+/* The fiber runtime as an object file, built once per shim version and mode (about half of a kernel's
+ * compile time otherwise) and renamed into place atomically. */
+static enum kf_status runtime_object(const char *shim, const char *work, const char *inc, bool san, int timeout_ms,
+				    char *rt, size_t rt_len, struct kf_err *err)
+{
+	snprintf(rt, rt_len, "%s/kf_runtime%s.o", shim, san ? "-asan" : "");
+	if (access(rt, R_OK) == 0)
+		return KF_OK;
+	char src[4300], obj[4300];
+	snprintf(src, sizeof(src), "%s/rt.cpp", work);
+	snprintf(obj, sizeof(obj), "%s/rt.o", work);
+	static const char text[] = "#include \"kf_shim.h\"\n#include \"kf_runtime.h\"\n";
+	enum kf_status st = kf_write_file_atomic(src, text, sizeof(text) - 1, err);
+	if (st != KF_OK)
+		return st;
+	static const char *const tail[] = {"-c", "-o", "rt.o", "rt.cpp", NULL};
+	const char *argv[40];
+	cxx_argv(argv, san, inc, tail);
+	struct kf_child_limits lim;
+	compile_limits(&lim, timeout_ms);
+	struct kf_buf log = KF_BUF_INIT(8192);
+	struct kf_child_result res;
+	st = kf_child_run_argv(argv, work, &lim, &log, &res, err);
+	if (st == KF_OK && (res.term_signal != 0 || res.exit_code != 0))
+		st = kf_err_set(err, KF_ERR_INTERNAL, "the cpu fiber runtime does not compile: %.600s", log.data);
+	else if (st == KF_OK && rename(obj, rt) != 0)
+		st = kf_err_set(err, KF_ERR_IO, "cannot store '%s': %s", rt, strerror(errno));
+	kf_buf_release(&log);
+	return st;
 }
 
 enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
@@ -365,32 +427,17 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	}
 
 	bool san = opts && opts->sanitize;
-	const char *argv[40];
-	size_t n = 0;
-	argv[n++] = cxx_path();
-	for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
-		argv[n++] = base_flags[i];
-	if (san)
-		for (size_t i = 0; i < KF_ARRAY_SIZE(san_flags); i++)
-			argv[n++] = san_flags[i];
-	else
-		for (size_t i = 0; i < KF_ARRAY_SIZE(opt_flags); i++)
-			argv[n++] = opt_flags[i];
-	argv[n++] = inc;
-	argv[n++] = "-o";
-	argv[n++] = "kernel.so";
-	argv[n++] = "kernel.cpp";
-	argv[n] = NULL;
-
 	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : KF_COMPILE_DEFAULT_TIMEOUT_MS;
-	struct kf_child_limits lim = {
-		.timeout_ms = timeout_ms,
-		.cpu_s = timeout_ms / 1000 + 2,
-		.fsize_bytes = (uint64_t)512 << 20,
-		.nofile = 256,
-		.no_network = true,
-		.seccomp = true,
-	};
+	char rt[4300];
+	if ((st = runtime_object(shim, work, inc, san, timeout_ms, rt, sizeof(rt), err)) != KF_OK) {
+		rm_workdir(work);
+		return st;
+	}
+	const char *tail[] = {"-o", "kernel.so", "kernel.cpp", rt, NULL};
+	const char *argv[40];
+	cxx_argv(argv, san, inc, tail);
+	struct kf_child_limits lim;
+	compile_limits(&lim, timeout_ms);
 	struct kf_buf log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
 	struct kf_child_result res;
 	double t0 = kf_now_ms();

@@ -20,6 +20,7 @@ extern "C" void __sanitizer_finish_switch_fiber(void *fake_stack_save, const voi
 #define KF_HIDDEN __attribute__((visibility("hidden")))
 
 extern "C" KF_HIDDEN uintptr_t kf_rt_stack_mask = ~(uintptr_t)(65536 - 1);
+extern "C" KF_HIDDEN unsigned kf_rt_stack_shift = 16;
 
 /* kf_rt_switch(save, to): saves the callee-saved registers on the current stack, stores the stack
  * pointer in *save, loads `to` and restores the registers saved there. kf_rt_boot is where a fresh
@@ -75,7 +76,8 @@ extern "C" KF_HIDDEN void *kf_dyn_smem(void) { return kf_dsmem; }
 static inline void kf_to_fiber(struct kf_block *b, struct kf_fiber *f)
 {
 #ifdef __SANITIZE_ADDRESS__
-	__sanitizer_start_switch_fiber(&b->sched_fake, (char *)f + 2 * 4096, b->stack_bytes - 2 * 4096);
+	uintptr_t base = (uintptr_t)f & ~(uintptr_t)(b->stack_bytes - 1);
+	__sanitizer_start_switch_fiber(&b->sched_fake, (char *)base + 2 * 4096, b->stack_bytes - 2 * 4096);
 	kf_rt_switch(&b->sched_sp, f->sp);
 	__sanitizer_finish_switch_fiber(b->sched_fake, 0, 0);
 #else
@@ -146,13 +148,13 @@ static struct kf_fiber *kf_fiber_new(size_t sz)
 		munmap((void *)a, sz);
 		return 0;
 	}
-	return (struct kf_fiber *)a;
+	return (struct kf_fiber *)(a + kf_color(a));
 }
 
 static void kf_block_release(struct kf_block *b)
 {
 	for (unsigned i = 0; i < b->nf; i++)
-		munmap(b->f[i], b->stack_bytes);
+		munmap((void *)((uintptr_t)b->f[i] & ~(uintptr_t)(b->stack_bytes - 1)), b->stack_bytes);
 	free(b->f);
 	free(b->order);
 	b->f = 0;
@@ -188,7 +190,8 @@ static void kf_fiber_prepare(struct kf_block *b, struct kf_fiber *f)
 {
 	/* A fresh frame for kf_rt_switch: six saved registers (r12 = f) and the return address kf_rt_boot,
 	 * placed so that kf_rt_boot starts with a 16-byte aligned stack. */
-	uintptr_t top = ((uintptr_t)f + b->stack_bytes) & ~(uintptr_t)15;
+	uintptr_t base = (uintptr_t)f & ~(uintptr_t)(b->stack_bytes - 1);
+	uintptr_t top = (base + b->stack_bytes - kf_color(base)) & ~(uintptr_t)15;
 	uint64_t *sp = (uint64_t *)(top - 72);
 	sp[0] = sp[1] = sp[2] = 0;
 	sp[3] = (uint64_t)(uintptr_t)f;
@@ -367,14 +370,12 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 				b->order[j] = t;
 			}
 		}
+		unsigned n_exit = 0, n_bar = 0, n_warp = 0;
 		for (unsigned k = 0; k < n; k++) {
 			struct kf_fiber *f = b->f[b->order[k]];
 			if (f->state == KF_F_RUN)
 				kf_to_fiber(b, f);
-		}
-		unsigned n_exit = 0, n_bar = 0, n_warp = 0;
-		for (unsigned i = 0; i < n; i++) {
-			int s = b->f[i]->state;
+			int s = f->state;
 			n_exit += s == KF_F_EXIT;
 			n_bar += s == KF_F_BAR;
 			n_warp += s == KF_F_WARP;
@@ -560,6 +561,7 @@ KF_EXPORT int kf_rt_configure(const struct kf_rt_config *c)
 	kf_cfg_seed = c->shuffle_seed;
 	kf_cfg_stack = st;
 	kf_rt_stack_mask = ~(uintptr_t)(st - 1);
+	kf_rt_stack_shift = (unsigned)__builtin_ctzll((unsigned long long)st);
 	return KF_RT_OK;
 }
 

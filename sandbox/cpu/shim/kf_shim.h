@@ -119,12 +119,21 @@ struct kf_fiber {
 };
 
 extern "C" uintptr_t kf_rt_stack_mask __attribute__((visibility("hidden")));
+extern "C" unsigned kf_rt_stack_shift __attribute__((visibility("hidden")));
+
+/* Regions are aligned to their size, so without a colour every fiber's descriptor (and stack top) would
+ * fall in the same L1 sets; the colour (64-byte steps from the region's address) spreads them. */
+static __inline__ __attribute__((always_inline)) uintptr_t kf_color(uintptr_t base)
+{
+	return ((base >> kf_rt_stack_shift) & 31u) << 6; /* < 2 KiB: the descriptor stays in its page */
+}
 
 static __inline__ __attribute__((always_inline)) struct kf_fiber *kf_self(void)
 {
 	uintptr_t sp;
 	__asm__("mov %%rsp, %0" : "=r"(sp));
-	return (struct kf_fiber *)(sp & kf_rt_stack_mask);
+	uintptr_t base = sp & kf_rt_stack_mask;
+	return (struct kf_fiber *)(base + kf_color(base));
 }
 
 #define threadIdx (kf_self()->tid)
