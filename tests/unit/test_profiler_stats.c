@@ -224,8 +224,9 @@ static void test_boot_speed(void)
 	CHECK_EQ_INT(kf_boot_speedup(ref, 200, cand, 200, &o, &ci, NULL), KF_OK);
 	double ms = kf_now_ms() - t0;
 	fprintf(stderr, "  10000 resamples x 200 samples: %.1f ms\n", ms);
-	/* 50 ms is the budget of an optimized build; the sanitized one is allowed 10x */
-	CHECKF(ms < 500, "bootstrap took %.1f ms", ms);
+	/* 50 ms is the budget of an optimized build on an idle core (bench/bench_stats.c measures it); here,
+	 * sanitized and on a shared machine, only a gross regression (a sort per resample is ~30x) fails */
+	CHECKF(ms < 2000, "bootstrap took %.1f ms", ms);
 	CHECK(ci.lo > 1.2 && ci.hi < 1.3);
 }
 
