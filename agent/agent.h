@@ -84,6 +84,18 @@ struct kf_llm_result {
 				      knowledge base; never NULL */
 };
 
+/* Retry rules (those of the official OpenAI and Anthropic SDKs, FIELD-NOTES.md):
+ *  - retried: 408, 409, 429, every 5xx (529 overloaded included), connection errors (refused, reset, a
+ *    body cut short), and attempts past timeout_ms;
+ *  - final: 400, 401, 403, 404 and other 4xx; a 429 whose error says a spend/quota limit was reached;
+ *    a complete 2xx body that is not JSON or has no usable reply (empty choice list, no text block): the
+ *    SDKs do not retry a body that fails to parse, and a retry would be billed again; a body over
+ *    max_response_bytes; a malformed URL or a TLS verification failure;
+ *  - an x-should-retry: true|false reply header overrides the above, as in the SDKs;
+ *  - the wait: retry-after-ms, else retry-after (seconds or an HTTP date) when 0 < wait <= 60 s, else
+ *    exponential backoff 0.5 s, 1 s, 2 s ... capped at 8 s, minus up to 25% jitter. A request waiting to
+ *    retry keeps its concurrency slot (so retries do not pile onto a rate limit) but never blocks the
+ *    others: poll() keeps driving them. */
 struct kf_llm_client;
 
 /* Validates cfg and prepares the client. Errors: KF_ERR_INVALID (bad setting, bad base URL),

@@ -185,7 +185,8 @@ static enum kf_status add_header(struct kf_llm_client *c, const char *name, cons
 {
 	struct kf_buf h = KF_BUF_INIT(8192);
 	struct curl_slist *n;
-	if (kf_buf_addf(&h, "%s: %s", name, value))
+	/* "Name:" with nothing after the colon makes curl drop a header it would add itself. */
+	if (kf_buf_addf(&h, "%s:%s%s", name, value[0] ? " " : "", value))
 		return KF_ERR_LIMIT;
 	n = curl_slist_append(c->headers, h.data);
 	/* The buffer may hold the key: wipe before freeing. */

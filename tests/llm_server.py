@@ -11,7 +11,8 @@ Script (JSON):
    "reject_fields": ["temperature"],        body fields answered with 400 (reasoning models, old servers)
    "require_key": "KEY"}                    answer 401 unless this key is sent
 ENTRY: {"text": "...", "finish_reason": "stop", "tokens_in": 10, "tokens_out": 20, "delay_s": 0.0,
-        "request_id": "req_1",
+        "request_id": "req_1", "headers": {"x-should-retry": "false"} (extra reply headers),
+        "retry_after_in_s": 2 (retry-after as an HTTP date that far ahead),
         "fault": "429" | "500" | "529" | "slow" | "truncated" | "invalid_json" | "empty_choices" | "status",
         "status": 401 (with fault "status"), "message": "...", "retry_after": "1", "retry_after_ms": "200",
         "quota": true (429 says a spend limit was reached), "sleep_s": 3 (slow), "echo_key": true (the error
@@ -22,6 +23,7 @@ as the body replaces the script, restarts the replies and empties the log (one s
 Usage: llm_server.py --port 0 [--port-file F] [--script F] [--log F]
 """
 import argparse
+import email.utils
 import json
 import os
 import re
@@ -240,6 +242,10 @@ class Handler(BaseHTTPRequestHandler):
             extra["retry-after"] = str(entry["retry_after"])
         if entry.get("retry_after_ms") is not None:
             extra["retry-after-ms"] = str(entry["retry_after_ms"])
+        for k, v in (entry.get("headers") or {}).items():
+            extra[k] = str(v)
+        if entry.get("retry_after_in_s") is not None:  # retry-after as an HTTP date this far ahead
+            extra["retry-after"] = email.utils.formatdate(time.time() + float(entry["retry_after_in_s"]), usegmt=True)
         msg = entry.get("message", "")
         if entry.get("echo_key"):
             msg = (msg + " key=%s" % key).strip()

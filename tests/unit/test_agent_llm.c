@@ -393,6 +393,40 @@ static void test_retry_429_retry_after(void)
 	kf_llm_result_free(r[0]);
 }
 
+static void test_retry_after_date_and_should_retry(void)
+{
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	double wall;
+
+	/* retry-after as an HTTP date 2 s ahead (whole seconds: the wait is 1..2 s) */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_in_s\":2},{\"text\":\"dated\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_STR(r[0]->text, "dated");
+		CHECK_EQ_INT(r[0]->attempts, 2);
+		CHECKF(wall >= 900 && wall < 3000, "wall %.0f ms", wall);
+	}
+	kf_llm_result_free(r[0]);
+	/* the server's x-should-retry overrides the status rules both ways */
+	CHECK(server_script("{\"replies\":[{\"fault\":\"500\",\"headers\":{\"x-should-retry\":\"false\"}},{\"text\":\"x\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_ERR_HTTP);
+		CHECK_EQ_INT(r[0]->attempts, 1);
+	}
+	kf_llm_result_free(r[0]);
+	CHECK(server_script("{\"replies\":[{\"fault\":\"status\",\"status\":400,\"retry_after_ms\":\"20\","
+			    "\"headers\":{\"x-should-retry\":\"true\"}},{\"text\":\"y\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_OK);
+		CHECK_EQ_INT(r[0]->attempts, 2);
+	}
+	kf_llm_result_free(r[0]);
+}
+
 static void test_retry_5xx_then_success(void)
 {
 	struct kf_llm_result *r[1];
@@ -909,6 +943,7 @@ static void test_server_up(void)
 
 KF_TEST_MAIN(TEST(test_server_up), TEST(test_provider_names), TEST(test_openai_exchange),
 	     TEST(test_anthropic_exchange), TEST(test_token_field_and_prices), TEST(test_retry_429_retry_after),
+	     TEST(test_retry_after_date_and_should_retry),
 	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried), TEST(test_timeout_then_success),
 	     TEST(test_broken_bodies), TEST(test_concurrency), TEST(test_key_never_written),
 	     TEST(test_missing_key_and_settings), TEST(test_replay))
