@@ -16,13 +16,14 @@
 #define STEPS 50
 #define N 4096
 
-static const char *SRC = "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-			 "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
-			 "{\n"
-			 "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-			 "\tif (i < N)\n"
-			 "\t\tc[i] = a[i] + b[i];\n"
-			 "}\n";
+static const char *SRC =
+    "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i < N)\n"
+    "\t\tc[i] = a[i] + b[i];\n"
+    "}\n";
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -81,7 +82,8 @@ int main(void)
 	fprintf(stderr, "cpu compiler: %s\n", kf_cpu_compiler_id());
 	if (kf_task_load("tasks/examples/vector_add_f32/task.json", KF_TASK_NO_FILES, NULL, &t, &err) ||
 	    kf_kfile_parse("vector_add.cu", SRC, strlen(SRC), &k, &err) || kf_kfile_bind(k, t, &err) ||
-	    kf_compile(k, &co, &c, &err) || kf_shape_set(&shape, "N", N) || kf_plan_make(k, t, &shape, &p, &err)) {
+	    kf_compile(k, &co, &c, &err) || kf_shape_set(&shape, "N", N) ||
+	    kf_plan_make(k, t, &shape, &p, &err)) {
 		fprintf(stderr, "bench_session: %s\n", err.msg);
 		return 1;
 	}
@@ -138,9 +140,10 @@ int main(void)
 		printf("first step (N=%d, in+poison+run+out): %6.3f ms  (%.1fx baseline)\n", N, f, f / b);
 		printf("steady step (median of %d):        %8.3f ms  (%.2fx baseline)\n", STEPS, st, st / b);
 		printf("session end (quit+reap):           %8.3f ms  (%.1fx baseline)\n", e, e / b);
-		printf("session end, no step run:          %8.3f ms  (%.1fx baseline)\n", median(idle_end, ROUNDS),
-		       median(idle_end, ROUNDS) / b);
-		printf("start+step+end:                    %8.3f ms  (%.1fx baseline)\n", s0 + f + e, (s0 + f + e) / b);
+		printf("session end, no step run:          %8.3f ms  (%.1fx baseline)\n",
+		       median(idle_end, ROUNDS), median(idle_end, ROUNDS) / b);
+		printf("start+step+end:                    %8.3f ms  (%.1fx baseline)\n", s0 + f + e,
+		       (s0 + f + e) / b);
 	}
 	kf_plan_free(p);
 	kf_compiled_free(c);

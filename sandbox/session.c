@@ -25,20 +25,20 @@
 #define DEFAULT_START_TIMEOUT_MS 30000
 #define DEFAULT_STEP_TIMEOUT_MS 60000
 #define DEFAULT_HOST_MEM_BYTES (8ull << 30)
-#define WORKER_CPU_S 900              /* RLIMIT_CPU backstop; wall-clock deadlines do the real work */
+#define WORKER_CPU_S 900		  /* RLIMIT_CPU backstop; wall-clock deadlines do the real work */
 #define WORKER_FSIZE_BYTES (256ull << 20) /* the worker writes no files; a driver cache at most */
-#define LOG_MAX (64 * 1024)           /* bytes of the worker's stderr kept */
-#define QUIT_GRACE_MS 2000            /* after QUIT, then the group is killed */
-#define DEATH_GRACE_MS 1000           /* after the connection closes, for the exit status to show */
+#define LOG_MAX (64 * 1024)		  /* bytes of the worker's stderr kept */
+#define QUIT_GRACE_MS 2000		  /* after QUIT, then the group is killed */
+#define DEATH_GRACE_MS 1000		  /* after the connection closes, for the exit status to show */
 
 struct kf_session {
-	pid_t pid;            /* the worker, leader of its own process group; 0 once reaped */
-	int sock;             /* our end of the seqpacket pair */
-	int log_fd;           /* read end of the worker's stdout+stderr pipe, -1 at EOF */
-	struct kf_buf log;    /* what the worker wrote there (bounded) */
-	bool dead;            /* no more steps: exited, killed, or broke the protocol */
-	bool killed;          /* we sent the SIGKILL */
-	int wstatus;          /* from wait4 once reaped */
+	pid_t pid;	   /* the worker, leader of its own process group; 0 once reaped */
+	int sock;	   /* our end of the seqpacket pair */
+	int log_fd;	   /* read end of the worker's stdout+stderr pipe, -1 at EOF */
+	struct kf_buf log; /* what the worker wrote there (bounded) */
+	bool dead;	   /* no more steps: exited, killed, or broke the protocol */
+	bool killed;	   /* we sent the SIGKILL */
+	int wstatus;	   /* from wait4 once reaped */
 	struct rusage ru;
 	enum kf_backend_kind backend;
 	bool sanitize;
@@ -46,7 +46,7 @@ struct kf_session {
 	size_t arena_bytes;
 	struct kf_device_info info;
 	struct kf_proto_setup *setup; /* what the worker was given (step checks) */
-	void *buf;                    /* KF_PROTO_MSG_MAX bytes, malloc-aligned */
+	void *buf;		      /* KF_PROTO_MSG_MAX bytes, malloc-aligned */
 };
 
 static const char *backend_str(enum kf_backend_kind b)
@@ -72,7 +72,8 @@ static void find_exe_dir_worker(void)
 	if (!slash)
 		return;
 	*slash = '\0';
-	if (snprintf(exe_dir_worker, sizeof(exe_dir_worker), "%s/kforge-worker", self) >= (int)sizeof(exe_dir_worker))
+	if (snprintf(exe_dir_worker, sizeof(exe_dir_worker), "%s/kforge-worker", self) >=
+	    (int)sizeof(exe_dir_worker))
 		exe_dir_worker[0] = '\0';
 }
 
@@ -89,9 +90,9 @@ const char *kf_worker_default_path(void)
  * and nothing that looks like a credential (API keys stay in the parent). */
 static bool env_passes(const char *kv)
 {
-	static const char *const exact[] = {"PATH",	    "HOME",	    "TMPDIR",	     "LANG",
-					    "LC_ALL",	    "LD_LIBRARY_PATH", "LD_PRELOAD",	     "ASAN_OPTIONS",
-					    "UBSAN_OPTIONS", "LSAN_OPTIONS",    "CUDA_HOME"};
+	static const char *const exact[] = {
+	    "PATH",	  "HOME",	  "TMPDIR",	   "LANG",	   "LC_ALL",   "LD_LIBRARY_PATH",
+	    "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "CUDA_HOME"};
 	static const char *const prefix[] = {"CUDA_", "NVIDIA_", "__NV", "KFORGE_"};
 	static const char *const secret[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"};
 	const char *eq = strchr(kv, '=');
@@ -136,7 +137,8 @@ static void find_asan_rt(void)
 		snprintf(asan_rt, sizeof(asan_rt), "%s", env);
 		return;
 	}
-	if (kf_child_run_argv(argv, NULL, &lim, &out, &res, NULL) == KF_OK && !res.term_signal && !res.exit_code) {
+	if (kf_child_run_argv(argv, NULL, &lim, &out, &res, NULL) == KF_OK && !res.term_signal &&
+	    !res.exit_code) {
 		while (out.len && (out.data[out.len - 1] == '\n' || out.data[out.len - 1] == ' '))
 			out.data[--out.len] = '\0';
 		/* A bare "libasan.so" means the compiler has none. */
@@ -342,15 +344,15 @@ static enum kf_status describe_death(const struct kf_session *s, bool running, c
 			n = snprintf(msg, cap, "worker died of %s%s", sig_name(sig, sn, sizeof(sn)), when);
 		/* A fault in kernel code: on the cpu backend the kernel runs inside the worker (an assert or
 		 * __trap() there aborts it); a GPU kernel's faults come back as results instead. */
-		if (running && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ||
-				sig == SIGTRAP))
+		if (running && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+				sig == SIGABRT || sig == SIGTRAP))
 			st = KF_ERR_RUNTIME;
 		else if (sig == SIGXCPU)
 			st = KF_ERR_TIMEOUT;
 	} else {
 		n = snprintf(msg, cap, "worker exited with status %d%s", WEXITSTATUS(s->wstatus), when);
-		/* AddressSanitizer (in a sanitized module, or in a sanitized worker catching the kernel's SEGV)
-		 * reports and exits while the kernels ran: that is the kernel's fault. */
+		/* AddressSanitizer (in a sanitized module, or in a sanitized worker catching the kernel's
+		 * SEGV) reports and exits while the kernels ran: that is the kernel's fault. */
 		if (running && strstr(s->log.data, "AddressSanitizer"))
 			st = KF_ERR_RUNTIME;
 	}
@@ -383,7 +385,8 @@ static enum kf_status wait_msg(struct kf_session *s, double deadline, size_t *n,
 		if (r > 0 && p[0].revents) {
 			size_t n_fds = 0;
 			int fds[1];
-			enum kf_status st = kf_proto_recv(s->sock, s->buf, KF_PROTO_MSG_MAX, n, fds, 1, &n_fds, err);
+			enum kf_status st =
+			    kf_proto_recv(s->sock, s->buf, KF_PROTO_MSG_MAX, n, fds, 1, &n_fds, err);
 			if (n_fds) {
 				close(fds[0]); /* a worker has no business sending us descriptors */
 				return kf_err_set(err, KF_ERR_PARSE, "worker sent a descriptor");
@@ -412,8 +415,8 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 	if (!path || !*path)
 		return kf_err_set(err, KF_ERR_NOTFOUND, "cannot find kforge-worker (set KFORGE_WORKER)");
 	if (access(path, X_OK) != 0)
-		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot run worker '%s': %s",
-				  path, strerror(errno));
+		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO,
+				  "cannot run worker '%s': %s", path, strerror(errno));
 	argv[argc++] = path;
 	argv[argc++] = "--backend";
 	argv[argc++] = backend_str(opts->backend);
@@ -467,12 +470,14 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 	}
 	pid = fork();
 	if (pid == 0) {
-		/* Child: fds 0 /dev/null, 1+2 the log pipe, 3 the socket, 4 the exec-error pipe (close-on-exec),
-		 * nothing else. Move everything high first so the dup2s cannot clobber each other. */
+		/* Child: fds 0 /dev/null, 1+2 the log pipe, 3 the socket, 4 the exec-error pipe
+		 * (close-on-exec), nothing else. Move everything high first so the dup2s cannot clobber each
+		 * other. */
 		int so = fcntl(sv[1], F_DUPFD_CLOEXEC, 10), lo = fcntl(lp[1], F_DUPFD_CLOEXEC, 10);
 		int eo = fcntl(ep[1], F_DUPFD_CLOEXEC, 10), nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (so < 0 || lo < 0 || eo < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(lo, 1) < 0 || dup2(lo, 2) < 0 ||
-		    dup2(so, 3) < 0 || dup2(eo, 4) < 0 || fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
+		if (so < 0 || lo < 0 || eo < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(lo, 1) < 0 ||
+		    dup2(lo, 2) < 0 || dup2(so, 3) < 0 || dup2(eo, 4) < 0 ||
+		    fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
 			_exit(KF_CHILD_EXIT_SETUP);
 		if (close_range(5, ~0U, 0) != 0)
 			for (int fd = 5; fd < 4096; fd++)
@@ -508,8 +513,8 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 	close(ep[0]);
 	if (r == (ssize_t)sizeof(e)) {
 		reap(s, DEATH_GRACE_MS);
-		return kf_err_set(err, e == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot run worker '%s': %s", path,
-				  strerror(e));
+		return kf_err_set(err, e == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO,
+				  "cannot run worker '%s': %s", path, strerror(e));
 	}
 	return KF_OK;
 }
@@ -527,7 +532,8 @@ static enum kf_status read_hello(struct kf_session *s, double deadline, struct k
 	if (st == KF_ERR_TIMEOUT) {
 		kill_group(s);
 		reap(s, 0);
-		return kf_err_set(err, KF_ERR_TIMEOUT, "worker sent no hello within the start timeout; killed");
+		return kf_err_set(err, KF_ERR_TIMEOUT,
+				  "worker sent no hello within the start timeout; killed");
 	}
 	if (st == KF_ERR_CRASH) {
 		reap(s, DEATH_GRACE_MS);
@@ -542,19 +548,20 @@ static enum kf_status read_hello(struct kf_session *s, double deadline, struct k
 		return kf_err_set(err, KF_ERR_CRASH, "worker broke the protocol in its hello: %s", e.msg);
 	}
 	if (h.status != KF_OK)
-		return kf_err_set(err, KF_ERR_UNAVAILABLE, "%s backend unavailable: %s", backend_str(s->backend),
-				  h.msg[0] ? h.msg : kf_status_name(h.status));
+		return kf_err_set(err, KF_ERR_UNAVAILABLE, "%s backend unavailable: %s",
+				  backend_str(s->backend), h.msg[0] ? h.msg : kf_status_name(h.status));
 	if (strcmp(h.info.backend, backend_str(s->backend)) != 0) {
 		kill_group(s);
 		reap(s, 0);
-		return kf_err_set(err, KF_ERR_CRASH, "worker answered as backend '%s', asked for '%s'", h.info.backend,
-				  backend_str(s->backend));
+		return kf_err_set(err, KF_ERR_CRASH, "worker answered as backend '%s', asked for '%s'",
+				  h.info.backend, backend_str(s->backend));
 	}
 	s->info = h.info;
 	return KF_OK;
 }
 
-static enum kf_status session_new(const struct kf_worker_opts *opts, struct kf_session **out, struct kf_err *err)
+static enum kf_status session_new(const struct kf_worker_opts *opts, struct kf_session **out,
+				  struct kf_err *err)
 {
 	struct kf_session *s = calloc(1, sizeof(*s));
 
@@ -659,8 +666,8 @@ static enum kf_status setup_worker(struct kf_session *s, const struct kf_compile
 	if (s->arena_bytes) {
 		void *p = mmap(NULL, s->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
 		if (p == MAP_FAILED) {
-			st = kf_err_set(err, KF_ERR_NOMEM, "cannot map the %zu-byte arena: %s", s->arena_bytes,
-					strerror(errno));
+			st = kf_err_set(err, KF_ERR_NOMEM, "cannot map the %zu-byte arena: %s",
+					s->arena_bytes, strerror(errno));
 			close(fds[0]);
 			close(fds[1]);
 			return st;
@@ -679,7 +686,8 @@ static enum kf_status setup_worker(struct kf_session *s, const struct kf_compile
 	if (st == KF_ERR_TIMEOUT) {
 		kill_group(s);
 		reap(s, 0);
-		return kf_err_set(err, KF_ERR_TIMEOUT, "worker did not finish its setup within the start timeout; killed");
+		return kf_err_set(err, KF_ERR_TIMEOUT,
+				  "worker did not finish its setup within the start timeout; killed");
 	}
 	if (st == KF_ERR_CRASH) {
 		char why[KF_PROTO_TEXT + 256];
@@ -692,7 +700,8 @@ static enum kf_status setup_worker(struct kf_session *s, const struct kf_compile
 	if (st) {
 		kill_group(s);
 		reap(s, 0);
-		return kf_err_set(err, KF_ERR_CRASH, "worker broke the protocol in its setup reply: %s", e.msg);
+		return kf_err_set(err, KF_ERR_CRASH, "worker broke the protocol in its setup reply: %s",
+				  e.msg);
 	}
 	if (reply.status == KF_OK)
 		return KF_OK;
@@ -736,7 +745,8 @@ enum kf_status kf_session_start(const struct kf_worker_opts *opts, const struct 
 		kf_session_end(s, NULL);
 		return st;
 	}
-	deadline = now_ms() + (opts->start_timeout_ms > 0 ? opts->start_timeout_ms : DEFAULT_START_TIMEOUT_MS);
+	deadline =
+	    now_ms() + (opts->start_timeout_ms > 0 ? opts->start_timeout_ms : DEFAULT_START_TIMEOUT_MS);
 	st = spawn(s, opts, err);
 	if (!st)
 		st = read_hello(s, deadline, err);
@@ -823,8 +833,8 @@ enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step,
 		}
 		st = kf_proto_result_decode(s->buf, n, step->reps, res, &e);
 		if (!st && res->status == KF_OK && (step->flags & KF_STEP_TIME) && res->n_times != step->reps)
-			st = kf_err_set(&e, KF_ERR_PARSE, "step result has %u times for %u timed reps", res->n_times,
-					step->reps);
+			st = kf_err_set(&e, KF_ERR_PARSE, "step result has %u times for %u timed reps",
+					res->n_times, step->reps);
 		if (!st) {
 			if (res->worker_dead)
 				reap(s, DEATH_GRACE_MS); /* it said it would exit: its context is broken */

@@ -10,8 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define ALL_STEP_FLAGS                                                                                   \
-	(KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | KF_STEP_FLUSH_L2 | KF_STEP_TIME)
+#define ALL_STEP_FLAGS                                                                                       \
+	(KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | KF_STEP_FLUSH_L2 |          \
+	 KF_STEP_TIME)
 
 /* Largest buffer the protocol accepts (bytes): keeps every offset sum far from overflow. */
 #define MAX_BUFFER_BYTES (1ull << 46)
@@ -62,7 +63,8 @@ enum kf_status kf_proto_type(const void *buf, size_t n, enum kf_msg_type *type, 
 		return kf_err_set(err, KF_ERR_PARSE, "protocol version %u, expected %u", (unsigned)h.version,
 				  KF_PROTO_VERSION);
 	if (h.len != n)
-		return kf_err_set(err, KF_ERR_PARSE, "header says %u bytes, datagram has %zu", (unsigned)h.len, n);
+		return kf_err_set(err, KF_ERR_PARSE, "header says %u bytes, datagram has %zu",
+				  (unsigned)h.len, n);
 	if (h.type < KF_MSG_HELLO || h.type > KF_MSG_QUIT)
 		return kf_err_set(err, KF_ERR_PARSE, "unknown message type %u", (unsigned)h.type);
 	*type = (enum kf_msg_type)h.type;
@@ -71,13 +73,14 @@ enum kf_status kf_proto_type(const void *buf, size_t n, enum kf_msg_type *type, 
 
 static const char *type_name(enum kf_msg_type t)
 {
-	static const char *const names[] = {"?",	"hello",   "setup",	  "setup_ok", "setup_err",
+	static const char *const names[] = {"?",    "hello",   "setup",	      "setup_ok", "setup_err",
 					    "step", "running", "step_result", "quit"};
 	return (unsigned)t < KF_ARRAY_SIZE(names) ? names[t] : "?";
 }
 
 /* Checks the header and that the datagram is exactly `size` bytes of type `want`. */
-static enum kf_status expect(const void *buf, size_t n, enum kf_msg_type want, size_t size, struct kf_err *err)
+static enum kf_status expect(const void *buf, size_t n, enum kf_msg_type want, size_t size,
+			     struct kf_err *err)
 {
 	enum kf_msg_type t;
 	enum kf_status st = kf_proto_type(buf, n, &t, err);
@@ -87,8 +90,8 @@ static enum kf_status expect(const void *buf, size_t n, enum kf_msg_type want, s
 		return kf_err_set(err, KF_ERR_PARSE, "expected a '%s' message, got '%s'", type_name(want),
 				  type_name(t));
 	if (n != size)
-		return kf_err_set(err, KF_ERR_PARSE, "'%s' message of %zu bytes, expected %zu", type_name(want), n,
-				  size);
+		return kf_err_set(err, KF_ERR_PARSE, "'%s' message of %zu bytes, expected %zu",
+				  type_name(want), n, size);
 	return KF_OK;
 }
 
@@ -142,7 +145,8 @@ enum kf_status kf_proto_hello_decode(const void *buf, size_t n, struct kf_proto_
 	if (!status_valid(w.status))
 		return kf_err_set(err, KF_ERR_PARSE, "hello: status %d out of range", (int)w.status);
 	if (w.dev.cupti > 1)
-		return kf_err_set(err, KF_ERR_PARSE, "hello: cupti flag %u is not 0 or 1", (unsigned)w.dev.cupti);
+		return kf_err_set(err, KF_ERR_PARSE, "hello: cupti flag %u is not 0 or 1",
+				  (unsigned)w.dev.cupti);
 	memset(h, 0, sizeof(*h));
 	h->status = (enum kf_status)w.status;
 	h->pid = w.pid;
@@ -172,8 +176,8 @@ enum kf_status kf_proto_hello_decode(const void *buf, size_t n, struct kf_proto_
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
-enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct kf_plan *plan, uint64_t image_len,
-					uint64_t arena_bytes, struct kf_err *err)
+enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct kf_plan *plan,
+					uint64_t image_len, uint64_t arena_bytes, struct kf_err *err)
 {
 	memset(s, 0, sizeof(*s));
 	if (plan->n_launches == 0)
@@ -182,8 +186,8 @@ enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct k
 		return kf_err_set(err, KF_ERR_LIMIT, "plan has %zu launches, at most %d are supported",
 				  plan->n_launches, KF_MAX_LAUNCHES);
 	if (plan->n_buffers > KF_MAX_BUFFERS)
-		return kf_err_set(err, KF_ERR_LIMIT, "plan has %zu buffers, at most %d are supported", plan->n_buffers,
-				  KF_MAX_BUFFERS);
+		return kf_err_set(err, KF_ERR_LIMIT, "plan has %zu buffers, at most %d are supported",
+				  plan->n_buffers, KF_MAX_BUFFERS);
 	s->image_len = image_len;
 	s->arena_bytes = arena_bytes;
 	s->guard_bytes = KF_GUARD_BYTES;
@@ -192,8 +196,8 @@ enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct k
 	for (size_t i = 0; i < plan->n_buffers; i++) {
 		const struct kf_plan_buffer *b = &plan->buffers[i];
 		if (b->n_bytes > MAX_BUFFER_BYTES)
-			return kf_err_set(err, KF_ERR_LIMIT, "buffer '%s' of %llu bytes is too large", b->name,
-					  (unsigned long long)b->n_bytes);
+			return kf_err_set(err, KF_ERR_LIMIT, "buffer '%s' of %llu bytes is too large",
+					  b->name, (unsigned long long)b->n_bytes);
 		s->buffers[i].n_bytes = b->n_bytes;
 		s->buffers[i].role = b->role;
 		s->buffers[i].is_scratch = b->is_scratch;
@@ -201,21 +205,23 @@ enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct k
 	for (size_t l = 0; l < plan->n_launches; l++) {
 		const struct kf_plan_launch *pl = &plan->launches[l];
 		if (pl->n_args > KF_PLAN_MAX_ARGS)
-			return kf_err_set(err, KF_ERR_LIMIT, "line %d: %u arguments, at most %d", pl->line, pl->n_args,
-					  KF_PLAN_MAX_ARGS);
+			return kf_err_set(err, KF_ERR_LIMIT, "line %d: %u arguments, at most %d", pl->line,
+					  pl->n_args, KF_PLAN_MAX_ARGS);
 		if (!memchr(pl->kernel, '\0', sizeof(pl->kernel)) || !pl->kernel[0])
 			return kf_err_set(err, KF_ERR_INVALID, "line %d: bad kernel name", pl->line);
 		for (uint32_t a = 0; a < pl->n_args; a++) {
 			const struct kf_parg *pa = &pl->args[a];
 			if (pa->kind == KF_PARG_BUFFER && pa->buffer >= plan->n_buffers)
-				return kf_err_set(err, KF_ERR_INVALID, "line %d: argument %u names buffer %u of %zu",
-						  pl->line, a, pa->buffer, plan->n_buffers);
+				return kf_err_set(err, KF_ERR_INVALID,
+						  "line %d: argument %u names buffer %u of %zu", pl->line, a,
+						  pa->buffer, plan->n_buffers);
 			if (pa->kind == KF_PARG_SCALAR && pa->size != 4 && pa->size != 8)
-				return kf_err_set(err, KF_ERR_INVALID, "line %d: argument %u is a %u-byte scalar",
-						  pl->line, a, pa->size);
+				return kf_err_set(err, KF_ERR_INVALID,
+						  "line %d: argument %u is a %u-byte scalar", pl->line, a,
+						  pa->size);
 			if (pa->kind != KF_PARG_BUFFER && pa->kind != KF_PARG_SCALAR)
-				return kf_err_set(err, KF_ERR_INVALID, "line %d: argument %u has kind %d", pl->line, a,
-						  (int)pa->kind);
+				return kf_err_set(err, KF_ERR_INVALID, "line %d: argument %u has kind %d",
+						  pl->line, a, (int)pa->kind);
 		}
 		s->launches[l] = *pl;
 	}
@@ -275,18 +281,20 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 	w = buf;
 	memset(s, 0, sizeof(*s));
 	if (w->guard_bytes != KF_GUARD_BYTES)
-		return kf_err_set(err, KF_ERR_PARSE, "setup: guard of %u bytes, expected %d", (unsigned)w->guard_bytes,
-				  KF_GUARD_BYTES);
+		return kf_err_set(err, KF_ERR_PARSE, "setup: guard of %u bytes, expected %d",
+				  (unsigned)w->guard_bytes, KF_GUARD_BYTES);
 	if (w->image_len == 0 || w->image_len > MAX_BUFFER_BYTES)
-		return kf_err_set(err, KF_ERR_PARSE, "setup: image of %llu bytes", (unsigned long long)w->image_len);
+		return kf_err_set(err, KF_ERR_PARSE, "setup: image of %llu bytes",
+				  (unsigned long long)w->image_len);
 	if (w->arena_bytes > MAX_BUFFER_BYTES)
-		return kf_err_set(err, KF_ERR_PARSE, "setup: arena of %llu bytes", (unsigned long long)w->arena_bytes);
+		return kf_err_set(err, KF_ERR_PARSE, "setup: arena of %llu bytes",
+				  (unsigned long long)w->arena_bytes);
 	if (w->n_buffers > KF_MAX_BUFFERS)
 		return kf_err_set(err, KF_ERR_PARSE, "setup: %u buffers, at most %d", (unsigned)w->n_buffers,
 				  KF_MAX_BUFFERS);
 	if (w->n_launches == 0 || w->n_launches > KF_MAX_LAUNCHES)
-		return kf_err_set(err, KF_ERR_PARSE, "setup: %u launches, expected 1..%d", (unsigned)w->n_launches,
-				  KF_MAX_LAUNCHES);
+		return kf_err_set(err, KF_ERR_PARSE, "setup: %u launches, expected 1..%d",
+				  (unsigned)w->n_launches, KF_MAX_LAUNCHES);
 	s->image_len = w->image_len;
 	s->arena_bytes = w->arena_bytes;
 	s->guard_bytes = w->guard_bytes;
@@ -298,8 +306,8 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 			return kf_err_set(err, KF_ERR_PARSE, "setup: buffer %u of %llu bytes", (unsigned)i,
 					  (unsigned long long)wb->n_bytes);
 		if (wb->role > KF_ROLE_INOUT || wb->is_scratch > 1)
-			return kf_err_set(err, KF_ERR_PARSE, "setup: buffer %u has role %u scratch %u", (unsigned)i,
-					  (unsigned)wb->role, (unsigned)wb->is_scratch);
+			return kf_err_set(err, KF_ERR_PARSE, "setup: buffer %u has role %u scratch %u",
+					  (unsigned)i, (unsigned)wb->role, (unsigned)wb->is_scratch);
 		s->buffers[i].n_bytes = wb->n_bytes;
 		s->buffers[i].role = (enum kf_role)wb->role;
 		s->buffers[i].is_scratch = wb->is_scratch != 0;
@@ -308,15 +316,15 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 		const struct kf_wire_launch *wl = &w->launches[l];
 		struct kf_plan_launch *pl = &s->launches[l];
 		if (!memchr(wl->kernel, '\0', sizeof(wl->kernel)) || !wl->kernel[0])
-			return kf_err_set(err, KF_ERR_PARSE, "setup: launch %u has no NUL-terminated kernel name",
-					  (unsigned)l);
+			return kf_err_set(err, KF_ERR_PARSE,
+					  "setup: launch %u has no NUL-terminated kernel name", (unsigned)l);
 		if (wl->n_args > KF_PLAN_MAX_ARGS)
 			return kf_err_set(err, KF_ERR_PARSE, "setup: launch %u has %u arguments", (unsigned)l,
 					  (unsigned)wl->n_args);
 		for (int d = 0; d < 3; d++)
 			if (wl->grid[d] == 0 || wl->block[d] == 0)
-				return kf_err_set(err, KF_ERR_PARSE, "setup: launch %u has a zero grid or block",
-						  (unsigned)l);
+				return kf_err_set(err, KF_ERR_PARSE,
+						  "setup: launch %u has a zero grid or block", (unsigned)l);
 		memcpy(pl->kernel, wl->kernel, sizeof(pl->kernel));
 		memcpy(pl->grid, wl->grid, sizeof(pl->grid));
 		memcpy(pl->block, wl->block, sizeof(pl->block));
@@ -328,23 +336,24 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 			struct kf_parg *pa = &pl->args[a];
 			if (wa->kind == KF_PARG_BUFFER) {
 				if (wa->buffer >= w->n_buffers)
-					return kf_err_set(err, KF_ERR_PARSE,
-							  "setup: launch %u argument %u names buffer %u of %u",
-							  (unsigned)l, (unsigned)a, (unsigned)wa->buffer,
-							  (unsigned)w->n_buffers);
+					return kf_err_set(
+					    err, KF_ERR_PARSE,
+					    "setup: launch %u argument %u names buffer %u of %u", (unsigned)l,
+					    (unsigned)a, (unsigned)wa->buffer, (unsigned)w->n_buffers);
 				pa->kind = KF_PARG_BUFFER;
 				pa->buffer = wa->buffer;
 			} else if (wa->kind == KF_PARG_SCALAR) {
 				if (wa->size != 4 && wa->size != 8)
 					return kf_err_set(err, KF_ERR_PARSE,
-							  "setup: launch %u argument %u is a %u-byte scalar", (unsigned)l,
-							  (unsigned)a, (unsigned)wa->size);
+							  "setup: launch %u argument %u is a %u-byte scalar",
+							  (unsigned)l, (unsigned)a, (unsigned)wa->size);
 				pa->kind = KF_PARG_SCALAR;
 				pa->size = wa->size;
 				memcpy(pa->bytes, wa->bytes, 8);
 			} else {
-				return kf_err_set(err, KF_ERR_PARSE, "setup: launch %u argument %u has kind %u",
-						  (unsigned)l, (unsigned)a, (unsigned)wa->kind);
+				return kf_err_set(err, KF_ERR_PARSE,
+						  "setup: launch %u argument %u has kind %u", (unsigned)l,
+						  (unsigned)a, (unsigned)wa->kind);
 			}
 		}
 	}
@@ -367,7 +376,8 @@ size_t kf_proto_status_encode(void *buf, size_t cap, enum kf_msg_type type, cons
 	return sizeof(w);
 }
 
-enum kf_status kf_proto_status_decode(const void *buf, size_t n, struct kf_proto_status *st, struct kf_err *err)
+enum kf_status kf_proto_status_decode(const void *buf, size_t n, struct kf_proto_status *st,
+				      struct kf_err *err)
 {
 	struct kf_wire_status w;
 	enum kf_msg_type t;
@@ -376,13 +386,15 @@ enum kf_status kf_proto_status_decode(const void *buf, size_t n, struct kf_proto
 	if (rc)
 		return rc;
 	if (t != KF_MSG_SETUP_OK && t != KF_MSG_SETUP_ERR)
-		return kf_err_set(err, KF_ERR_PARSE, "expected 'setup_ok' or 'setup_err', got '%s'", type_name(t));
+		return kf_err_set(err, KF_ERR_PARSE, "expected 'setup_ok' or 'setup_err', got '%s'",
+				  type_name(t));
 	if (n != sizeof(w))
-		return kf_err_set(err, KF_ERR_PARSE, "'%s' message of %zu bytes, expected %zu", type_name(t), n,
-				  sizeof(w));
+		return kf_err_set(err, KF_ERR_PARSE, "'%s' message of %zu bytes, expected %zu", type_name(t),
+				  n, sizeof(w));
 	memcpy(&w, buf, sizeof(w));
 	if (!status_valid(w.status))
-		return kf_err_set(err, KF_ERR_PARSE, "%s: status %d out of range", type_name(t), (int)w.status);
+		return kf_err_set(err, KF_ERR_PARSE, "%s: status %d out of range", type_name(t),
+				  (int)w.status);
 	if ((t == KF_MSG_SETUP_OK) != (w.status == KF_OK))
 		return kf_err_set(err, KF_ERR_PARSE, "'%s' carries status '%s'", type_name(t),
 				  kf_status_name((enum kf_status)w.status));
@@ -426,7 +438,8 @@ enum kf_status kf_proto_step_decode(const void *buf, size_t n, struct kf_step *s
 	if (w.slot >= KF_MAX_SLOTS)
 		return kf_err_set(err, KF_ERR_PARSE, "step: slot %u of %d", (unsigned)w.slot, KF_MAX_SLOTS);
 	if (w.reps == 0 || w.reps > KF_MAX_REPS)
-		return kf_err_set(err, KF_ERR_PARSE, "step: %u reps, expected 1..%d", (unsigned)w.reps, KF_MAX_REPS);
+		return kf_err_set(err, KF_ERR_PARSE, "step: %u reps, expected 1..%d", (unsigned)w.reps,
+				  KF_MAX_REPS);
 	memset(st, 0, sizeof(*st));
 	st->flags = w.flags;
 	st->slot = w.slot;
@@ -444,7 +457,8 @@ uint64_t kf_proto_out_bytes(uint64_t n_bytes, uint32_t guard_bytes)
 	return n_bytes + 2ull * guard_bytes;
 }
 
-enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_proto_setup *s, struct kf_err *err)
+enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_proto_setup *s,
+				   struct kf_err *err)
 {
 	if (st->flags & ~(uint32_t)ALL_STEP_FLAGS)
 		return kf_err_set(err, KF_ERR_INVALID, "step has unknown flags 0x%x", (unsigned)st->flags);
@@ -461,13 +475,15 @@ enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_pro
 		if ((st->flags & KF_STEP_COPY_IN) && in != -1 &&
 		    (in < 0 || nb > s->arena_bytes || (uint64_t)in > s->arena_bytes - nb))
 			return kf_err_set(err, KF_ERR_RANGE,
-					  "buffer %u: input at arena offset %lld (+%llu bytes) is outside the %llu-byte arena",
+					  "buffer %u: input at arena offset %lld (+%llu bytes) is outside "
+					  "the %llu-byte arena",
 					  (unsigned)i, (long long)in, (unsigned long long)nb,
 					  (unsigned long long)s->arena_bytes);
 		if ((st->flags & KF_STEP_COPY_OUT) && out != -1 &&
 		    (out < 0 || ob > s->arena_bytes || (uint64_t)out > s->arena_bytes - ob))
 			return kf_err_set(err, KF_ERR_RANGE,
-					  "buffer %u: output at arena offset %lld (+%llu bytes) is outside the %llu-byte arena",
+					  "buffer %u: output at arena offset %lld (+%llu bytes) is outside "
+					  "the %llu-byte arena",
 					  (unsigned)i, (long long)out, (unsigned long long)ob,
 					  (unsigned long long)s->arena_bytes);
 	}
@@ -514,8 +530,8 @@ enum kf_status kf_proto_result_decode(const void *buf, size_t n, uint32_t reps, 
 		return kf_err_set(err, KF_ERR_PARSE, "step result: worker_dead %u is not 0 or 1",
 				  (unsigned)w->worker_dead);
 	if (w->n_times > reps || w->n_times > KF_MAX_REPS)
-		return kf_err_set(err, KF_ERR_PARSE, "step result: %u times for %u reps", (unsigned)w->n_times,
-				  (unsigned)reps);
+		return kf_err_set(err, KF_ERR_PARSE, "step result: %u times for %u reps",
+				  (unsigned)w->n_times, (unsigned)reps);
 	for (uint32_t i = 0; i < w->n_times; i++)
 		if (!isfinite(w->time_ns[i]) || w->time_ns[i] < 0)
 			return kf_err_set(err, KF_ERR_PARSE, "step result: time %u is %g ns", (unsigned)i,
@@ -584,7 +600,8 @@ enum kf_status kf_proto_send(int sock, const void *buf, size_t n, const int *fds
 	while (w < 0 && errno == EINTR);
 	if (w < 0) {
 		int e = errno;
-		return kf_err_set(err, e == EPIPE || e == ECONNRESET || e == ENOTCONN ? KF_ERR_CRASH : KF_ERR_IO,
+		return kf_err_set(err,
+				  e == EPIPE || e == ECONNRESET || e == ENOTCONN ? KF_ERR_CRASH : KF_ERR_IO,
 				  "cannot send to the peer: %s", strerror(e));
 	}
 	if ((size_t)w != n)
@@ -620,8 +637,8 @@ enum kf_status kf_proto_recv(int sock, void *buf, size_t cap, size_t *n, int *fd
 		int e = errno;
 		if (e == EAGAIN || e == EWOULDBLOCK)
 			return kf_err_set(err, KF_ERR_TIMEOUT, "no message yet");
-		return kf_err_set(err, e == ECONNRESET ? KF_ERR_CRASH : KF_ERR_IO, "cannot receive from the peer: %s",
-				  strerror(e));
+		return kf_err_set(err, e == ECONNRESET ? KF_ERR_CRASH : KF_ERR_IO,
+				  "cannot receive from the peer: %s", strerror(e));
 	}
 	/* Collect (or close) every descriptor that came along, whatever else is wrong. */
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {

@@ -35,8 +35,8 @@
 #define KF_PROTO_MAGIC 0x5057464bu /* "KFWP" in little-endian byte order */
 #define KF_PROTO_VERSION 1u
 #define KF_PROTO_MSG_MAX (64 * 1024) /* bytes: the largest datagram either side sends or accepts */
-#define KF_PROTO_TEXT 512            /* bytes of a reason / message field, NUL included */
-#define KF_PROTO_DATA_ALIGN 256      /* bytes: device data is padded to this (cudaMalloc alignment) */
+#define KF_PROTO_TEXT 512	     /* bytes of a reason / message field, NUL included */
+#define KF_PROTO_DATA_ALIGN 256	     /* bytes: device data is padded to this (cudaMalloc alignment) */
 
 enum kf_msg_type {
 	KF_MSG_HELLO = 1,
@@ -146,7 +146,7 @@ _Static_assert(sizeof(struct kf_wire_result) <= KF_PROTO_MSG_MAX, "result fits a
 /* HELLO: the backend's init result. */
 struct kf_proto_hello {
 	enum kf_status status; /* OK, or UNAVAILABLE / another code with msg */
-	uint32_t pid;          /* the worker's own idea of its pid (informational) */
+	uint32_t pid;	       /* the worker's own idea of its pid (informational) */
 	char msg[KF_PROTO_TEXT];
 	struct kf_device_info info; /* meaningful when status is OK */
 };
@@ -177,12 +177,13 @@ struct kf_proto_status {
 
 /* Fills s from a plan: KF_ERR_LIMIT when it has more launches, buffers or arguments than the protocol
  * carries, KF_ERR_INVALID for an argument naming a missing buffer or a scalar that is not 4 or 8 bytes. */
-enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct kf_plan *plan, uint64_t image_len,
-					uint64_t arena_bytes, struct kf_err *err);
+enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct kf_plan *plan,
+					uint64_t image_len, uint64_t arena_bytes, struct kf_err *err);
 
 /* Checks a step against the session's buffers and arena: slot, reps, every offset (-1 or inside the
  * arena with the bytes it moves). KF_ERR_INVALID/KF_ERR_RANGE with the reason. Both sides call it. */
-enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_proto_setup *s, struct kf_err *err);
+enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_proto_setup *s,
+				   struct kf_err *err);
 
 /* Bytes [guard | n_bytes | guard] that COPY_OUT writes to the arena for a buffer of n_bytes. */
 uint64_t kf_proto_out_bytes(uint64_t n_bytes, uint32_t guard_bytes);
@@ -206,7 +207,8 @@ size_t kf_proto_empty_encode(void *buf, size_t cap, enum kf_msg_type type);
 enum kf_status kf_proto_type(const void *buf, size_t n, enum kf_msg_type *type, struct kf_err *err);
 enum kf_status kf_proto_hello_decode(const void *buf, size_t n, struct kf_proto_hello *h, struct kf_err *err);
 enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_setup *s, struct kf_err *err);
-enum kf_status kf_proto_status_decode(const void *buf, size_t n, struct kf_proto_status *st, struct kf_err *err);
+enum kf_status kf_proto_status_decode(const void *buf, size_t n, struct kf_proto_status *st,
+				      struct kf_err *err);
 enum kf_status kf_proto_step_decode(const void *buf, size_t n, struct kf_step *st, struct kf_err *err);
 /* reps: the reps of the step this answers (n_times may not exceed it). */
 enum kf_status kf_proto_result_decode(const void *buf, size_t n, uint32_t reps, struct kf_step_result *r,

@@ -58,8 +58,8 @@ void kf_wk_release(struct kf_wk *wk)
 }
 
 /* Maps `len` bytes of fd after checking the file really holds them (a short memfd would SIGBUS). */
-static enum kf_status map_fd(int fd, uint64_t len, int prot, int flags, uint8_t **out, const char *what, char *msg,
-			     size_t msg_len)
+static enum kf_status map_fd(int fd, uint64_t len, int prot, int flags, uint8_t **out, const char *what,
+			     char *msg, size_t msg_len)
 {
 	struct stat sb;
 	void *p;
@@ -69,8 +69,8 @@ static enum kf_status map_fd(int fd, uint64_t len, int prot, int flags, uint8_t 
 		return KF_ERR_IO;
 	}
 	if (sb.st_size < 0 || (uint64_t)sb.st_size < len) {
-		snprintf(msg, msg_len, "the %s holds %lld bytes, setup says %llu", what, (long long)sb.st_size,
-			 (unsigned long long)len);
+		snprintf(msg, msg_len, "the %s holds %lld bytes, setup says %llu", what,
+			 (long long)sb.st_size, (unsigned long long)len);
 		return KF_ERR_INVALID;
 	}
 	if (len == 0) {
@@ -87,8 +87,8 @@ static enum kf_status map_fd(int fd, uint64_t len, int prot, int flags, uint8_t 
 	return KF_OK;
 }
 
-enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int image_fd, int arena_fd, char *msg,
-			   size_t msg_len)
+enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int image_fd, int arena_fd,
+			   char *msg, size_t msg_len)
 {
 	const char *names[KF_MAX_LAUNCHES];
 	size_t n_names = 0;
@@ -100,7 +100,8 @@ enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int
 	st = map_fd(image_fd, s->image_len, PROT_READ, MAP_PRIVATE, &wk->image, "module image", msg, msg_len);
 	if (st)
 		return st;
-	st = map_fd(arena_fd, s->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, &wk->arena, "arena", msg, msg_len);
+	st = map_fd(arena_fd, s->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, &wk->arena, "arena", msg,
+		    msg_len);
 	if (st)
 		return st;
 
@@ -198,8 +199,8 @@ static enum kf_status fill_bytes(struct kf_wk *wk, uint64_t dst, uint32_t pat, u
 	return KF_OK;
 }
 
-static enum kf_status poison(struct kf_wk *wk, const struct kf_wk_slot *sl, const struct kf_step *stp, char *msg,
-			     size_t msg_len)
+static enum kf_status poison(struct kf_wk *wk, const struct kf_wk_slot *sl, const struct kf_step *stp,
+			     char *msg, size_t msg_len)
 {
 	for (uint32_t i = 0; i < wk->setup.n_buffers; i++) {
 		const struct kf_proto_buffer *b = &wk->setup.buffers[i];
@@ -264,8 +265,8 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 		for (uint32_t i = 0; i < s->n_buffers; i++) {
 			if (stp->in_off[i] == -1 || s->buffers[i].n_bytes == 0)
 				continue;
-			st = wk->ops->htod(sl->base[i] + G, wk->arena + stp->in_off[i], s->buffers[i].n_bytes, msg,
-					   sizeof(msg));
+			st = wk->ops->htod(sl->base[i] + G, wk->arena + stp->in_off[i], s->buffers[i].n_bytes,
+					   msg, sizeof(msg));
 			if (st) {
 				char what[64];
 				snprintf(what, sizeof(what), "cannot copy buffer %u in", (unsigned)i);
@@ -292,8 +293,8 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 			}
 		}
 		msg[0] = '\0';
-		st = wk->ops->run(wk->launches, s->n_launches, (stp->flags & KF_STEP_TIME) != 0, &stats, &fatal, msg,
-				  sizeof(msg));
+		st = wk->ops->run(wk->launches, s->n_launches, (stp->flags & KF_STEP_TIME) != 0, &stats,
+				  &fatal, msg, sizeof(msg));
 		if (st) {
 			res->status = st;
 			snprintf(res->msg, sizeof(res->msg), "%s", msg[0] ? msg : kf_status_name(st));
@@ -312,7 +313,8 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 			if (stp->out_off[i] == -1)
 				continue;
 			st = wk->ops->dtoh(wk->arena + stp->out_off[i], sl->base[i],
-					   kf_proto_out_bytes(s->buffers[i].n_bytes, KF_GUARD_BYTES), msg, sizeof(msg));
+					   kf_proto_out_bytes(s->buffers[i].n_bytes, KF_GUARD_BYTES), msg,
+					   sizeof(msg));
 			if (st) {
 				char what[64];
 				snprintf(what, sizeof(what), "cannot copy buffer %u out", (unsigned)i);

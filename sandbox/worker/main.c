@@ -22,7 +22,8 @@ extern const struct kf_backend_ops kf_backend_cuda __attribute__((weak));
 
 static void usage(void)
 {
-	fputs("usage: kforge-worker --backend cpu|cuda --fd N [--shuffle-seed S] [--sanitize] [--host-mem BYTES]\n"
+	fputs("usage: kforge-worker --backend cpu|cuda --fd N [--shuffle-seed S] [--sanitize] [--host-mem "
+	      "BYTES]\n"
 	      "       kforge-worker --probe cpu|cuda\n"
 	      "kforge-worker is started by kforge; --probe shows what a backend finds on this machine\n",
 	      stderr);
@@ -81,13 +82,14 @@ static int probe(const char *name)
 	const struct kf_device_info *d = &h.info;
 
 	if (backend_init(name, &opts, &ops, &h) != KF_OK) {
-		printf("backend=%s\navailable=0\nstatus=%s\nreason=%s\n", name, kf_status_name(h.status), h.msg);
+		printf("backend=%s\navailable=0\nstatus=%s\nreason=%s\n", name, kf_status_name(h.status),
+		       h.msg);
 		return h.status == KF_ERR_USAGE ? 2 : EXIT_UNAVAILABLE;
 	}
-	printf("backend=%s\navailable=1\nname=%s\narch=%s\ncc=%d.%d\nsm_count=%d\n", d->backend, d->name, d->arch,
-	       d->cc_major, d->cc_minor, d->sm_count);
-	printf("global_mem_bytes=%" PRIu64 "\nl2_bytes=%" PRIu64 "\nmax_threads_per_block=%d\n", d->global_mem_bytes,
-	       d->l2_bytes, d->max_threads_per_block);
+	printf("backend=%s\navailable=1\nname=%s\narch=%s\ncc=%d.%d\nsm_count=%d\n", d->backend, d->name,
+	       d->arch, d->cc_major, d->cc_minor, d->sm_count);
+	printf("global_mem_bytes=%" PRIu64 "\nl2_bytes=%" PRIu64 "\nmax_threads_per_block=%d\n",
+	       d->global_mem_bytes, d->l2_bytes, d->max_threads_per_block);
 	printf("max_block=%d,%d,%d\nmax_grid=%d,%d,%d\n", d->max_block[0], d->max_block[1], d->max_block[2],
 	       d->max_grid[0], d->max_grid[1], d->max_grid[2]);
 	printf("max_smem_per_block=%d\nmax_smem_per_block_optin=%d\n", d->max_smem_per_block,
@@ -141,14 +143,16 @@ static int serve(struct conn *c, const struct kf_backend_ops *ops)
 		enum kf_msg_type type;
 		int fds[2];
 		size_t n, n_fds;
-		enum kf_status st = kf_proto_recv(c->sock, c->buf, KF_PROTO_MSG_MAX, &n, fds, 2, &n_fds, &err);
+		enum kf_status st =
+		    kf_proto_recv(c->sock, c->buf, KF_PROTO_MSG_MAX, &n, fds, 2, &n_fds, &err);
 
 		if (st == KF_ERR_CRASH)
 			break; /* the parent closed the connection: nothing left to do */
 		if (!st)
 			st = kf_proto_type(c->buf, n, &type, &err);
 		if (!st && type != KF_MSG_SETUP && n_fds)
-			st = kf_err_set(&err, KF_ERR_PARSE, "unexpected descriptors with a '%d' message", (int)type);
+			st = kf_err_set(&err, KF_ERR_PARSE, "unexpected descriptors with a '%d' message",
+					(int)type);
 		if (st) {
 			for (size_t i = 0; i < n_fds; i++)
 				close(fds[i]);
@@ -172,7 +176,8 @@ static int serve(struct conn *c, const struct kf_backend_ops *ops)
 				close(fds[0]);
 				close(fds[1]);
 			} else {
-				reply.status = kf_wk_setup(wk, setup, fds[0], fds[1], reply.msg, sizeof(reply.msg));
+				reply.status =
+				    kf_wk_setup(wk, setup, fds[0], fds[1], reply.msg, sizeof(reply.msg));
 				if (reply.status) {
 					kf_wk_release(wk);
 					kf_wk_init(wk, ops);
@@ -180,8 +185,9 @@ static int serve(struct conn *c, const struct kf_backend_ops *ops)
 			}
 			if (reply.status && !reply.msg[0])
 				snprintf(reply.msg, sizeof(reply.msg), "%s", kf_status_name(reply.status));
-			send_or_die(c, kf_proto_status_encode(c->buf, KF_PROTO_MSG_MAX,
-							      reply.status ? KF_MSG_SETUP_ERR : KF_MSG_SETUP_OK, &reply));
+			send_or_die(c, kf_proto_status_encode(
+					   c->buf, KF_PROTO_MSG_MAX,
+					   reply.status ? KF_MSG_SETUP_ERR : KF_MSG_SETUP_OK, &reply));
 			continue;
 		}
 		if (type == KF_MSG_STEP) {

@@ -30,8 +30,8 @@ void kf_wk_init(struct kf_wk *wk, const struct kf_backend_ops *ops);
 
 /* Maps the image and the arena, loads the module, resolves the kernels. Takes ownership of both fds
  * (closed by kf_wk_release). The status and msg go back in SETUP_OK/SETUP_ERR. */
-enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int image_fd, int arena_fd, char *msg,
-			   size_t msg_len);
+enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int image_fd, int arena_fd,
+			   char *msg, size_t msg_len);
 
 /* Runs one step into res. `running` is called once right before the first launch (the worker tells
  * the parent that from now on a death is the kernel's). res->worker_dead is set on a fatal error. */

@@ -213,12 +213,12 @@ static void setup_hostile(void)
 	make_plan(&p, l, b);
 	CHECK_EQ_INT(kf_proto_setup_from_plan(&s, &p, 1000, 1 << 20, &err), KF_OK);
 	n = kf_proto_setup_encode(buf, sizeof(buf), &s);
-#define MUTATE(stmt, undo, want)                                                                         \
-	do {                                                                                              \
-		stmt;                                                                                     \
-		CHECKF(kf_proto_setup_decode(buf, n, &d, &err) == KF_ERR_PARSE, "%s accepted", #stmt);      \
-		CHECK_CONTAINS(err.msg, want);                                                            \
-		undo;                                                                                     \
+#define MUTATE(stmt, undo, want)                                                                             \
+	do {                                                                                                 \
+		stmt;                                                                                        \
+		CHECKF(kf_proto_setup_decode(buf, n, &d, &err) == KF_ERR_PARSE, "%s accepted", #stmt);       \
+		CHECK_CONTAINS(err.msg, want);                                                               \
+		undo;                                                                                        \
 	} while (0)
 	MUTATE(w->n_buffers = KF_MAX_BUFFERS + 1, w->n_buffers = 4, "buffers");
 	MUTATE(w->n_launches = 0, w->n_launches = 2, "launches");
@@ -230,12 +230,13 @@ static void setup_hostile(void)
 	MUTATE(w->launches[1].n_args = KF_PLAN_MAX_ARGS + 1, w->launches[1].n_args = 4, "arguments");
 	MUTATE(w->launches[1].args[0].buffer = 4, w->launches[1].args[0].buffer = 1, "names buffer 4");
 	/* an index that is valid for the array but not for this plan's 4 buffers */
-	MUTATE(w->launches[0].args[2].buffer = KF_MAX_BUFFERS - 1, w->launches[0].args[2].buffer = 2, "names buffer");
+	MUTATE(w->launches[0].args[2].buffer = KF_MAX_BUFFERS - 1, w->launches[0].args[2].buffer = 2,
+	       "names buffer");
 	MUTATE(w->launches[0].args[3].size = 5, w->launches[0].args[3].size = 4, "5-byte scalar");
 	MUTATE(w->launches[0].args[3].kind = 9, w->launches[0].args[3].kind = KF_PARG_SCALAR, "kind");
 	MUTATE(w->launches[0].grid[1] = 0, w->launches[0].grid[1] = 1, "zero grid");
-	MUTATE(memset(w->launches[0].kernel, 'x', sizeof(w->launches[0].kernel)), snprintf(w->launches[0].kernel, 128, "k0"),
-	       "NUL");
+	MUTATE(memset(w->launches[0].kernel, 'x', sizeof(w->launches[0].kernel)),
+	       snprintf(w->launches[0].kernel, 128, "k0"), "NUL");
 	MUTATE(w->launches[0].kernel[0] = 0, snprintf(w->launches[0].kernel, 128, "k0"), "kernel name");
 #undef MUTATE
 	CHECK_EQ_INT(kf_proto_setup_decode(buf, n, &d, &err), KF_OK); /* every undo restored it */

@@ -88,7 +88,8 @@ static void worker_missing(void)
 	struct kf_device_info info;
 	struct kf_err err = KF_ERR_INIT;
 
-	CHECK_EQ_INT(kf_device_probe(KF_BACKEND_CPU, "/nonexistent/kforge-worker", &info, &err), KF_ERR_NOTFOUND);
+	CHECK_EQ_INT(kf_device_probe(KF_BACKEND_CPU, "/nonexistent/kforge-worker", &info, &err),
+		     KF_ERR_NOTFOUND);
 	CHECK_CONTAINS(err.msg, "/nonexistent/kforge-worker");
 	write_file(tmp_path("not-exec"), "#!/bin/sh\n", 0644);
 	CHECK_EQ_INT(kf_device_probe(KF_BACKEND_CPU, tmp_path("not-exec"), &info, &err), KF_ERR_IO);
@@ -126,7 +127,8 @@ static void worker_hangs(void)
 	char *pid_text;
 
 	/* The child sleep is in the worker's group: both must be gone afterwards. */
-	snprintf(script, sizeof(script), "#!/bin/sh\nsleep 30 &\necho $! > %s\nexec sleep 30\n", tmp_path("hang.pid"));
+	snprintf(script, sizeof(script), "#!/bin/sh\nsleep 30 &\necho $! > %s\nexec sleep 30\n",
+		 tmp_path("hang.pid"));
 	write_file(tmp_path("hang.sh"), script, 0755);
 	o.worker_path = tmp_path("hang.sh");
 	CHECK_EQ_INT(kf_session_start(&o, &mod, &plan, 4096, &s, &err), KF_ERR_TIMEOUT);
@@ -167,7 +169,8 @@ static void worker_talks_garbage(void)
 	struct kf_device_info info;
 	struct kf_err err = KF_ERR_INIT;
 
-	write_file(tmp_path("garbage.sh"), "#!/bin/sh\nprintf 'this is not a hello' >&3\nexec sleep 30\n", 0755);
+	write_file(tmp_path("garbage.sh"), "#!/bin/sh\nprintf 'this is not a hello' >&3\nexec sleep 30\n",
+		   0755);
 	CHECK_EQ_INT(kf_device_probe(KF_BACKEND_CPU, tmp_path("garbage.sh"), &info, &err), KF_ERR_CRASH);
 	CHECK_CONTAINS(err.msg, "protocol");
 }
@@ -244,13 +247,13 @@ static bool fx_make(struct fx *f, const char *task_path, const char *src, const 
 static const char *VECTOR_TASK = "tasks/examples/vector_add_f32/task.json";
 
 static const char *VADD =
-	"// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-	"extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
-	"{\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i < N)\n"
-	"\t\tc[i] = a[i] + b[i];\n"
-	"}\n";
+    "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i < N)\n"
+    "\t\tc[i] = a[i] + b[i];\n"
+    "}\n";
 
 static bool guard_ok(const uint8_t *g, size_t n, uint32_t canary)
 {
@@ -311,7 +314,8 @@ static void vector_add_steps(void)
 	}
 
 	/* copy in, poison, run once (timed), copy out c and (input integrity) a */
-	step_init(&st, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | KF_STEP_TIME, 0, 1);
+	step_init(&st, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | KF_STEP_TIME,
+		  0, 1);
 	st.in_off[0] = (int64_t)off_a;
 	st.in_off[1] = (int64_t)off_b;
 	st.out_off[2] = (int64_t)off_oc;
@@ -352,7 +356,8 @@ static void vector_add_steps(void)
 	CHECK_EQ_INT(kf_session_step(s, &st, &r3, &err), KF_OK);
 	CHECKF(r3.status == KF_OK, "%s", r3.msg);
 	for (int i = 0; i < 3; i++)
-		CHECKF(r3.addr[i] != r1.addr[i], "buffer %d kept address 0x%llx", i, (unsigned long long)r1.addr[i]);
+		CHECKF(r3.addr[i] != r1.addr[i], "buffer %d kept address 0x%llx", i,
+		       (unsigned long long)r1.addr[i]);
 	/* another slot: other addresses again */
 	step_init(&st, KF_STEP_POISON, 1, 1);
 	CHECK_EQ_INT(kf_session_step(s, &st, &r4, &err), KF_OK);
@@ -385,30 +390,31 @@ static void vector_add_steps(void)
 
 /* u8 buffers of odd length: the rear guard starts unaligned and must still hold the canary in phase,
  * and a write one past the end lands in it. */
-static const char *U8_TASK = "{\"format\": \"kforge-task/1\", \"name\": \"inc_u8\", \"title\": \"t\", \"category\": "
-			     "\"elementwise\", \"level\": 1, \"description\": \"y = x + 1\", \"dims\": [\"N\"], "
-			     "\"shapes\": {\"public\": [{\"N\": 1003}], \"hidden\": [{\"N\": 5}]}, "
-			     "\"tensors\": [{\"name\": \"x\", \"role\": \"input\", \"dtype\": \"u8\", \"shape\": [\"N\"]}, "
-			     "{\"name\": \"y\", \"role\": \"output\", \"dtype\": \"u8\", \"shape\": [\"N\"]}], "
-			     "\"reference\": \"reference.cu\"}\n";
+static const char *U8_TASK =
+    "{\"format\": \"kforge-task/1\", \"name\": \"inc_u8\", \"title\": \"t\", \"category\": "
+    "\"elementwise\", \"level\": 1, \"description\": \"y = x + 1\", \"dims\": [\"N\"], "
+    "\"shapes\": {\"public\": [{\"N\": 1003}], \"hidden\": [{\"N\": 5}]}, "
+    "\"tensors\": [{\"name\": \"x\", \"role\": \"input\", \"dtype\": \"u8\", \"shape\": [\"N\"]}, "
+    "{\"name\": \"y\", \"role\": \"output\", \"dtype\": \"u8\", \"shape\": [\"N\"]}], "
+    "\"reference\": \"reference.cu\"}\n";
 
 static const char *INC_U8 =
-	"// kforge:launch inc grid=(cdiv(N, 128)) block=(128) args=(x, y, N)\n"
-	"extern \"C\" __global__ void inc(const unsigned char *x, unsigned char *y, int N)\n"
-	"{\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i < N)\n"
-	"\t\ty[i] = (unsigned char)(x[i] + 1);\n"
-	"}\n";
+    "// kforge:launch inc grid=(cdiv(N, 128)) block=(128) args=(x, y, N)\n"
+    "extern \"C\" __global__ void inc(const unsigned char *x, unsigned char *y, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i < N)\n"
+    "\t\ty[i] = (unsigned char)(x[i] + 1);\n"
+    "}\n";
 
 static const char *INC_U8_OOB =
-	"// kforge:launch inc grid=(cdiv(N, 128)) block=(128) args=(x, y, N)\n"
-	"extern \"C\" __global__ void inc(const unsigned char *x, unsigned char *y, int N)\n"
-	"{\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i <= N)\n" /* one too many */
-	"\t\ty[i] = (unsigned char)(x[i < N ? i : 0] + 1);\n"
-	"}\n";
+    "// kforge:launch inc grid=(cdiv(N, 128)) block=(128) args=(x, y, N)\n"
+    "extern \"C\" __global__ void inc(const unsigned char *x, unsigned char *y, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i <= N)\n" /* one too many */
+    "\t\ty[i] = (unsigned char)(x[i < N ? i : 0] + 1);\n"
+    "}\n";
 
 static void run_u8(const char *src, bool expect_oob)
 {
@@ -469,33 +475,33 @@ static void write_past_end_hits_guard(void)
 }
 
 static const char *VADD_NULL =
-	"// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-	"extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
-	"{\n"
-	"\tvolatile float *volatile p = 0;\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i < N)\n"
-	"\t\tp[i] = a[i] + b[i];\n"
-	"}\n";
+    "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tvolatile float *volatile p = 0;\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i < N)\n"
+    "\t\tp[i] = a[i] + b[i];\n"
+    "}\n";
 
 static const char *VADD_SPIN =
-	"// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-	"extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
-	"{\n"
-	"\tvolatile int spin = 1;\n"
-	"\twhile (spin)\n"
-	"\t\t;\n"
-	"\tc[0] = a[0] + b[0];\n"
-	"}\n";
+    "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tvolatile int spin = 1;\n"
+    "\twhile (spin)\n"
+    "\t\t;\n"
+    "\tc[0] = a[0] + b[0];\n"
+    "}\n";
 
 static const char *VADD_TRAP =
-	"// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-	"extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
-	"{\n"
-	"\tif (threadIdx.x == 3)\n"
-	"\t\t__trap();\n"
-	"\tc[0] = a[0] + b[0];\n"
-	"}\n";
+    "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tif (threadIdx.x == 3)\n"
+    "\t\t__trap();\n"
+    "\tc[0] = a[0] + b[0];\n"
+    "}\n";
 
 /* Runs one step of src expecting the worker to die or be killed with status want. */
 static void run_fatal(const char *src, enum kf_status want, int timeout_ms, const char *needle)
@@ -520,8 +526,8 @@ static void run_fatal(const char *src, enum kf_status want, int timeout_ms, cons
 		st.timeout_ms = timeout_ms;
 		t0 = kf_now_ms();
 		CHECK_EQ_INT(kf_session_step(s, &st, &r, &err), KF_OK);
-		CHECKF(r.status == want, "status %s, want %s: %s", kf_status_name(r.status), kf_status_name(want),
-		       r.msg);
+		CHECKF(r.status == want, "status %s, want %s: %s", kf_status_name(r.status),
+		       kf_status_name(want), r.msg);
 		CHECK(r.worker_dead);
 		CHECK_CONTAINS(r.msg, needle);
 		CHECKF(kf_now_ms() - t0 < timeout_ms + 5000.0, "took %.0f ms", kf_now_ms() - t0);
@@ -567,15 +573,15 @@ static void infinite_loop_times_out(void)
  * beyond the guard: ASan's report makes it a runtime fault with the report's summary. A near write
  * stays inside the guard zone, which the canary check catches instead. */
 static const char *VADD_FAR_OOB =
-	"// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-	"extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
-	"{\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i < N)\n"
-	"\t\tc[i] = a[i] + b[i];\n"
-	"\tif (i == 0)\n"
-	"\t\tc[N + 1024 + 1] = 1.0f; /* data 2 KiB + rear guard 4 KiB = 1536 floats: 4 bytes past the block */\n"
-	"}\n";
+    "// kforge:launch vector_add grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i < N)\n"
+    "\t\tc[i] = a[i] + b[i];\n"
+    "\tif (i == 0)\n"
+    "\t\tc[N + 1024 + 1] = 1.0f; /* data 2 KiB + rear guard 4 KiB = 1536 floats: 4 bytes past the block */\n"
+    "}\n";
 
 static void sanitized_oob_is_runtime(void)
 {
@@ -618,10 +624,10 @@ static void sanitized_oob_is_runtime(void)
 static void setup_refusals(void)
 {
 	static const char *other =
-		"// kforge:launch vector_add2 grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
-		"extern \"C\" __global__ void vector_add2(const float *a, const float *b, float *c, int N)\n"
-		"{\n"
-		"}\n";
+	    "// kforge:launch vector_add2 grid=(cdiv(N, 256)) block=(256) args=(a, b, c, N)\n"
+	    "extern \"C\" __global__ void vector_add2(const float *a, const float *b, float *c, int N)\n"
+	    "{\n"
+	    "}\n";
 	struct kf_worker_opts o = {.backend = KF_BACKEND_CPU};
 	struct kf_session *s = NULL;
 	struct kf_err err = KF_ERR_INIT;
@@ -656,7 +662,6 @@ static void setup_refusals(void)
 	fx_free(&g);
 }
 
-
 /* ---- a hostile worker: this test binary, re-executed as the worker -------------------------------- */
 
 /* When kf_session_start runs this binary as its worker (argv "--backend cpu --fd 3 ..."), it speaks
@@ -681,7 +686,8 @@ static int evil_worker(void)
 	}
 	memset(&h, 0, sizeof(h));
 	h.status = KF_OK;
-	snprintf(h.info.backend, sizeof(h.info.backend), "%s", strcmp(mode, "wrong-backend") ? "cpu" : "cuda");
+	snprintf(h.info.backend, sizeof(h.info.backend), "%s",
+		 strcmp(mode, "wrong-backend") ? "cpu" : "cuda");
 	snprintf(h.info.arch, sizeof(h.info.arch), "host");
 	n = kf_proto_hello_encode(b, sizeof(b), &h);
 	fds[0] = 0;
@@ -691,11 +697,13 @@ static int evil_worker(void)
 		enum kf_msg_type type;
 		struct kf_step st;
 		static struct kf_step_result r;
-		if (kf_proto_recv(sock, b, sizeof(b), &n, fds, 2, &n_fds, NULL) || kf_proto_type(b, n, &type, NULL))
+		if (kf_proto_recv(sock, b, sizeof(b), &n, fds, 2, &n_fds, NULL) ||
+		    kf_proto_type(b, n, &type, NULL))
 			_exit(0);
 		if (type == KF_MSG_SETUP) {
 			struct kf_proto_status ok = {KF_OK, ""};
-			/* The arena is sealed: a worker cannot shrink it under the parent (a SIGBUS there). */
+			/* The arena is sealed: a worker cannot shrink it under the parent (a SIGBUS there).
+			 */
 			if (n_fds == 2 && ftruncate(fds[1], 0) != 0)
 				trunc_errno = errno;
 			n = kf_proto_status_encode(b, sizeof(b), KF_MSG_SETUP_OK, &ok);
@@ -713,7 +721,8 @@ static int evil_worker(void)
 			kill(getpid(), SIGBUS);
 		memset(&r, 0, sizeof(r));
 		r.status = KF_OK;
-		snprintf(r.msg, sizeof(r.msg), "ftruncate: %s", trunc_errno ? strerror(trunc_errno) : "allowed");
+		snprintf(r.msg, sizeof(r.msg), "ftruncate: %s",
+			 trunc_errno ? strerror(trunc_errno) : "allowed");
 		r.n_times = st.reps;
 		if (!strcmp(mode, "bad-result"))
 			r.n_times = st.reps + 5;
@@ -730,7 +739,8 @@ static enum kf_status evil_start(const char *mode, struct kf_session **s, struct
 	static struct kf_plan_buffer buf = {.name = "x", .n_bytes = 1024, .role = KF_ROLE_OUTPUT};
 	static struct kf_plan_launch l = {.kernel = "k", .grid = {1, 1, 1}, .block = {1, 1, 1}, .n_args = 1};
 	static struct kf_plan plan = {.n_launches = 1, .launches = &l, .n_buffers = 1, .buffers = &buf};
-	static struct kf_compiled mod = {.backend = KF_BACKEND_CPU, .image = (uint8_t *)"not a module", .image_len = 12};
+	static struct kf_compiled mod = {
+	    .backend = KF_BACKEND_CPU, .image = (uint8_t *)"not a module", .image_len = 12};
 	static char self[4096];
 	struct kf_worker_opts o = {.backend = KF_BACKEND_CPU, .start_timeout_ms = 20000};
 	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -832,7 +842,8 @@ static void hostile_deaths(void)
 
 static void setup_tmp(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "%s/kforge-session.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/kforge-session.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		exit(1);
@@ -848,24 +859,24 @@ static void cleanup_tmp(void)
 }
 
 static const struct kf_test_case cases[] = {
-	TEST(probe_cpu),
-	TEST(probe_cuda),
-	TEST(worker_missing),
-	TEST(worker_hangs),
-	TEST(worker_dies),
-	TEST(worker_talks_garbage),
-	TEST(worker_env_scrubbed),
-	TEST(vector_add_steps),
-	TEST(unaligned_guards),
-	TEST(write_past_end_hits_guard),
-	TEST(null_deref_is_runtime),
-	TEST(trap_is_runtime),
-	TEST(infinite_loop_times_out),
-	TEST(sanitized_oob_is_runtime),
-	TEST(setup_refusals),
-	TEST(hostile_start),
-	TEST(hostile_results),
-	TEST(hostile_deaths),
+    TEST(probe_cpu),
+    TEST(probe_cuda),
+    TEST(worker_missing),
+    TEST(worker_hangs),
+    TEST(worker_dies),
+    TEST(worker_talks_garbage),
+    TEST(worker_env_scrubbed),
+    TEST(vector_add_steps),
+    TEST(unaligned_guards),
+    TEST(write_past_end_hits_guard),
+    TEST(null_deref_is_runtime),
+    TEST(trap_is_runtime),
+    TEST(infinite_loop_times_out),
+    TEST(sanitized_oob_is_runtime),
+    TEST(setup_refusals),
+    TEST(hostile_start),
+    TEST(hostile_results),
+    TEST(hostile_deaths),
 };
 
 int main(int argc, char **argv)
