@@ -134,6 +134,20 @@ static void install_seccomp(void)
 	seccomp_release(ctx);
 }
 
+/* A forked child inherits the parent's handlers (kforge's SIGINT handler only sets a flag) and its
+ * ignored signals (SIGPIPE), which exec keeps: back to the defaults, nothing blocked. Sanitizer
+ * handlers for faults are left alone. */
+static void reset_signals(void)
+{
+	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
+				   SIGALRM, SIGUSR1, SIGUSR2, SIGCHLD};
+	sigset_t none;
+	for (size_t i = 0; i < KF_ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 void kf_child_apply_limits(const struct kf_child_limits *lim)
 {
 	/* Our own group, so one kill(-pid) reaches everything it starts. May fail with EPERM when the
@@ -142,6 +156,7 @@ void kf_child_apply_limits(const struct kf_child_limits *lim)
 		child_die("setpgid", errno);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
 		child_die("PR_SET_PDEATHSIG", errno);
+	reset_signals();
 	set_limit(RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
 	if (lim->cpu_s > 0)
 		set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s, (rlim_t)lim->cpu_s + 1, "RLIMIT_CPU");

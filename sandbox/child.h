@@ -15,7 +15,8 @@
 #define KF_CHILD_EXIT_EXEC 127
 
 /* Called in the forked child only. Puts it in a new process group (setpgid), asks for SIGKILL when the
- * parent dies (PR_SET_PDEATHSIG), sets RLIMIT_CORE=0, RLIMIT_CPU (soft cpu_s, hard cpu_s+1: SIGXCPU then
+ * parent dies (PR_SET_PDEATHSIG), restores default signal dispositions (SIGINT, SIGTERM, SIGPIPE...),
+ * sets RLIMIT_CORE=0, RLIMIT_CPU (soft cpu_s, hard cpu_s+1: SIGXCPU then
  * SIGKILL), RLIMIT_FSIZE, RLIMIT_NOFILE (default 256) and RLIMIT_AS when set; unshare(CLONE_NEWNET) when
  * no_network (a refusal such as EPERM is tolerated: seccomp still blocks network sockets); when seccomp,
  * PR_SET_NO_NEW_PRIVS and a libseccomp deny-list returning EPERM (ptrace, process_vm_*, mount family,

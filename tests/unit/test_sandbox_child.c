@@ -423,8 +423,44 @@ static void test_interrupt_flag(void)
 	kf_buf_release(&out);
 }
 
+static int fn_dispositions(void *arg, int fd)
+{
+	struct sigaction a, b;
+	sigset_t mask;
+	sigaction(SIGINT, NULL, &a);
+	sigaction(SIGPIPE, NULL, &b);
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	return a.sa_handler == SIG_DFL && b.sa_handler == SIG_DFL && !sigismember(&mask, SIGTERM) ? 0 : 1;
+}
+
+static void test_signals_reset(void)
+{
+	struct kf_buf pl = KF_BUF_INIT(64);
+	struct kf_child_result res;
+	struct kf_err err = KF_ERR_INIT;
+	struct sigaction sa, old_int, old_pipe;
+	sigset_t block, old_mask;
+	/* The parent catches SIGINT (as kforge does), ignores SIGPIPE and blocks SIGTERM. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGINT, &sa, &old_int);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &old_pipe);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	CHECK(kf_child_run_fn(fn_dispositions, NULL, NULL, &pl, &res, &err) == KF_OK);
+	CHECK_EQ_INT(res.exit_code, 0);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	interrupt_flag = 0;
+	kf_buf_release(&pl);
+}
+
 KF_TEST_MAIN(TEST(test_exit_code), TEST(test_cwd_and_missing_program), TEST(test_killed_by_signal),
 	     TEST(test_timeout_kills_group), TEST(test_leftover_grandchild_killed_on_exit),
 	     TEST(test_output_bounded), TEST(test_fn_payload), TEST(test_seccomp_denies),
 	     TEST(test_seccomp_survives_exec), TEST(test_fsize), TEST(test_cpu_limit), TEST(test_as_limit),
-	     TEST(test_no_network), TEST(test_wait_direct), TEST(test_interrupt_flag))
+	     TEST(test_no_network), TEST(test_wait_direct), TEST(test_interrupt_flag),
+	     TEST(test_signals_reset))
