@@ -1,0 +1,96 @@
+/* The bench runner's results: one row per task read back from the knowledge base (so a merged database of
+ * Slurm shards gives the same numbers as one run), KernelBench metrics over them (correctness and compile
+ * rates, fast_p and its significance-aware variant, geometric-mean speedup, spend per task), and the HTML,
+ * Markdown, JSON and CSV reports. Speedups are against each task's reference kernel. */
+#ifndef KF_REPORTS_BENCH_H
+#define KF_REPORTS_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kb/kb.h"
+#include "kf.h"
+
+#define KF_BENCH_MAX_P 16
+
+/* One task's outcome. */
+struct kf_bench_task {
+	char name[128];
+	char category[64];
+	int level;
+	char status[32];      /* a verdict name ("pass", "wrong_output", ...), "missing" (no kernel, no run) or
+				 "error" (the harness could not evaluate it) */
+	char reason[400];
+	bool compiled;        /* its kernel compiled (KernelBench's compile rate) */
+	bool correct;         /* verified: status "pass" */
+	double speedup;       /* reference time / kernel time (geomean of timing shapes); 0 when not correct */
+	double lo, hi;        /* the speedup interval: lowest lower bound, highest upper bound over timing shapes */
+	char clock[16];       /* "cpu", "cupti", "cuda_event"; "" when not timed */
+	int64_t run_id;       /* 0: no run recorded */
+	char strategy[16];    /* "bench" for --from-dir evaluations, else the search's */
+	int64_t candidates;
+	double time_s, usd;
+	int64_t calls, tokens;
+	/* Best verified speedup so far per candidate (search runs with more than one candidate); owned. */
+	double *progress;
+	size_t n_progress;
+};
+
+void kf_bench_tasks_free(struct kf_bench_task *t, size_t n);
+
+/* Fills *out from run run_id (status from its candidates' last evaluations; the best verified candidate's
+ * speedup and interval from its timings). A run with no candidate is "missing", or "error" when its config
+ * records one. Does not touch name/category/level when the run's task is unknown. */
+enum kf_status kf_bench_task_from_run(struct kf_kb *kb, int64_t run_id, struct kf_bench_task *out,
+				      struct kf_err *err);
+
+/* ---- metrics (KernelBench definitions) ---- */
+
+/* fast_p: (# tasks correct AND speedup > p) / (# ALL tasks, failures and missing included). With
+ * significant, a task counts only when its speedup interval's lower bound is above p. 0 when n == 0. */
+double kf_bench_fast_p(const struct kf_bench_task *t, size_t n, double p, bool significant);
+/* Geometric mean of the speedups of the correct tasks (speedup > 0); 0 when none. *n_used may be NULL. */
+double kf_bench_geomean(const struct kf_bench_task *t, size_t n, size_t *n_used);
+
+struct kf_bench_metrics {
+	int level;            /* 0: all levels */
+	size_t n_tasks, n_compiled, n_correct, n_missing;
+	double compile_rate, correct_rate;
+	size_t n_p;
+	double p[KF_BENCH_MAX_P], fast[KF_BENCH_MAX_P], fast_sig[KF_BENCH_MAX_P];
+	double geomean;       /* over correct tasks; 0 when none */
+	size_t n_geomean;
+	double time_s_per_task, usd_per_task, calls_per_task;
+	bool cpu_clock;       /* some speedup was measured with CPU times */
+};
+
+/* Metrics over the tasks of one level (0: all). */
+void kf_bench_metrics_compute(const struct kf_bench_task *t, size_t n, const double *p, size_t n_p, int level,
+			      struct kf_bench_metrics *m);
+/* Parses "0,0.5,1" into p (at most max, each finite and >= 0); false on garbage. */
+bool kf_bench_p_parse(const char *s, double *p, size_t max, size_t *n);
+/* The default p list {0, 0.5, 0.8, 1, 1.5, 2}. */
+size_t kf_bench_p_default(double *p, size_t max);
+
+/* ---- reports ---- */
+
+struct kf_bench_info {
+	const char *suite;    /* as given */
+	const char *mode;     /* "from-dir", "optimize", "collect" */
+	const char *backend;
+	const char *db_path;
+	const char *source;   /* the --from-dir folder, or the provider/model */
+	const char *shard;    /* "I/N" or NULL */
+};
+
+/* Each appends a whole document. The metrics arrays hold the overall metrics first, then one per level. */
+enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
+				    size_t n, const struct kf_bench_metrics *m, size_t n_m);
+enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
+				  size_t n, const struct kf_bench_metrics *m, size_t n_m);
+enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task *t, size_t n);
+enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
+				    size_t n, const struct kf_bench_metrics *m, size_t n_m);
+
+#endif

@@ -1,0 +1,809 @@
+/* The report of one optimize run, rebuilt from the knowledge base alone (so `kforge report RUN` can redo it
+ * at any time, also on a merged database): Markdown for pull requests, a self-contained HTML page with
+ * inline SVG charts, and JSON. CPU-backend times are labelled as CPU times, never as GPU speed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "reports/report.h"
+#include "reports/run_report.h"
+
+bool kf_report_format_parse(const char *s, enum kf_report_format *out)
+{
+	if (!s)
+		return false;
+	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
+		*out = KF_REPORT_MD;
+	else if (!strcmp(s, "html"))
+		*out = KF_REPORT_HTML;
+	else if (!strcmp(s, "json"))
+		*out = KF_REPORT_JSON;
+	else
+		return false;
+	return true;
+}
+
+/* ---- the run, loaded from the knowledge base (strings copied out of the borrowed callback data) ---- */
+
+struct rr_cand {
+	int64_t id, parent_id;
+	int generation;
+	char *edit_kind, *source, *change;
+	bool evaluated;
+	char verdict[40];
+	char *reason;
+	double speedup; /* of its last evaluation; 0 when not timed */
+};
+
+struct rr_timing {
+	char *shape;
+	char clock[16];
+	int n_samples;
+	double median_ms, ref_median_ms, speedup, lo, hi;
+};
+
+struct rr {
+	bool found;
+	struct kf_kb_run run; /* strings below own the run's text */
+	char *uid, *strategy, *provider, *model, *backend, *config, *status;
+	cJSON *run_json;
+	char *task_name, *task_title, *task_category;
+	int task_level;
+	cJSON *task_json;
+	struct rr_cand *c;
+	size_t n, cap;
+	int64_t best_id;
+	double best_speedup;
+	struct rr_timing *t; /* timings of the best candidate */
+	size_t n_t, cap_t;
+	bool oom;
+};
+
+static char *dup0(const char *s)
+{
+	return kf_strdup(s ? s : "");
+}
+
+static int on_run(void *ctx, const struct kf_kb_run *r)
+{
+	struct rr *x = ctx;
+	x->found = true;
+	x->run = *r;
+	x->uid = dup0(r->uid);
+	x->strategy = dup0(r->strategy);
+	x->provider = dup0(r->provider);
+	x->model = dup0(r->model);
+	x->backend = dup0(r->backend);
+	x->config = dup0(r->config);
+	x->status = dup0(r->status);
+	x->run_json = kf_kb_run_json(r);
+	if (!x->uid || !x->strategy || !x->provider || !x->model || !x->backend || !x->config || !x->status ||
+	    !x->run_json)
+		x->oom = true;
+	return 0;
+}
+
+static int on_task(void *ctx, const struct kf_kb_task *t)
+{
+	struct rr *x = ctx;
+	x->task_name = dup0(t->name);
+	x->task_title = dup0(t->title);
+	x->task_category = dup0(t->category);
+	x->task_level = t->level;
+	x->task_json = kf_kb_task_json(t);
+	if (!x->task_name || !x->task_title || !x->task_category || !x->task_json)
+		x->oom = true;
+	return 0;
+}
+
+static int on_cand(void *ctx, const struct kf_kb_candidate *c)
+{
+	struct rr *x = ctx;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 32;
+		struct rr_cand *p = realloc(x->c, cap * sizeof(*p));
+		if (!p) {
+			x->oom = true;
+			return 1;
+		}
+		x->c = p;
+		x->cap = cap;
+	}
+	struct rr_cand *d = &x->c[x->n++];
+	memset(d, 0, sizeof(*d));
+	d->id = c->id;
+	d->parent_id = c->parent_id;
+	d->generation = c->generation;
+	d->edit_kind = dup0(c->edit_kind);
+	d->source = dup0(c->source);
+	d->change = dup0(c->change);
+	if (!d->edit_kind || !d->source || !d->change)
+		x->oom = true;
+	return 0;
+}
+
+static struct rr_cand *cand_find(struct rr *x, int64_t id)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (x->c[i].id == id)
+			return &x->c[i];
+	return NULL;
+}
+
+/* The last evaluation of a candidate is its verdict (a plausibility re-verification comes after the first). */
+static int on_eval(void *ctx, const struct kf_kb_eval *e)
+{
+	struct rr *x = ctx;
+	struct rr_cand *c = cand_find(x, e->candidate_id);
+	if (!c)
+		return 0;
+	c->evaluated = true;
+	snprintf(c->verdict, sizeof(c->verdict), "%s", e->verdict ? e->verdict : "");
+	free(c->reason);
+	c->reason = dup0(e->reason);
+	if (!c->reason)
+		x->oom = true;
+	c->speedup = e->speedup;
+	return 0;
+}
+
+static int on_timing(void *ctx, const struct kf_kb_timing *t)
+{
+	struct rr *x = ctx;
+	if (x->n_t == x->cap_t) {
+		size_t cap = x->cap_t ? x->cap_t * 2 : 8;
+		struct rr_timing *p = realloc(x->t, cap * sizeof(*p));
+		if (!p) {
+			x->oom = true;
+			return 1;
+		}
+		x->t = p;
+		x->cap_t = cap;
+	}
+	struct rr_timing *d = &x->t[x->n_t++];
+	memset(d, 0, sizeof(*d));
+	d->shape = dup0(t->shape);
+	if (!d->shape)
+		x->oom = true;
+	snprintf(d->clock, sizeof(d->clock), "%s", t->clock ? t->clock : "");
+	d->n_samples = t->n_samples;
+	d->median_ms = t->median_ms;
+	d->ref_median_ms = t->ref_median_ms;
+	d->speedup = t->speedup;
+	d->lo = t->speedup_ci_lo;
+	d->hi = t->speedup_ci_hi;
+	return 0;
+}
+
+static void rr_release(struct rr *x)
+{
+	free(x->uid);
+	free(x->strategy);
+	free(x->provider);
+	free(x->model);
+	free(x->backend);
+	free(x->config);
+	free(x->status);
+	cJSON_Delete(x->run_json);
+	free(x->task_name);
+	free(x->task_title);
+	free(x->task_category);
+	cJSON_Delete(x->task_json);
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->c[i].edit_kind);
+		free(x->c[i].source);
+		free(x->c[i].change);
+		free(x->c[i].reason);
+	}
+	free(x->c);
+	for (size_t i = 0; i < x->n_t; i++)
+		free(x->t[i].shape);
+	free(x->t);
+}
+
+static enum kf_status rr_load(struct kf_kb *kb, int64_t run_id, struct rr *x, struct kf_err *err)
+{
+	enum kf_status st;
+	memset(x, 0, sizeof(*x));
+	if ((st = kf_kb_run_get(kb, run_id, on_run, x, err)))
+		return st;
+	if (!x->found)
+		return kf_err_set(err, KF_ERR_NOTFOUND, "no run '%lld' in the knowledge base", (long long)run_id);
+	if ((st = kf_kb_task_get(kb, x->run.task_id, on_task, x, err)) ||
+	    (st = kf_kb_candidates_each(kb, run_id, on_cand, x, err)) ||
+	    (st = kf_kb_evals_each(kb, run_id, 0, on_eval, x, err)) ||
+	    (st = kf_kb_run_best(kb, run_id, NULL, &x->best_id, &x->best_speedup, err)))
+		return st;
+	if (x->best_id && (st = kf_kb_timings_each(kb, 0, x->best_id, on_timing, x, err)))
+		return st;
+	if (x->oom)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory loading run '%lld'", (long long)run_id);
+	return KF_OK;
+}
+
+/* ---- facts derived once for every format ---- */
+
+struct rr_facts {
+	bool cpu_clock;            /* any timing of the best was a CPU time */
+	const char *clock;         /* "cpu", "cupti", "cuda_event", or "" */
+	bool improved;             /* a verified candidate is faster than the reference */
+	bool significant;          /* ... with every timing shape's interval above 1 */
+	double lo, hi;             /* over the timing shapes: lowest lower bound, highest upper bound */
+	int64_t n_verified;
+	double elapsed_s;
+	size_t verdict_n[32];
+	const char *verdict_name[32];
+	size_t n_verdicts;
+};
+
+static void facts_make(const struct rr *x, struct rr_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->clock = "";
+	f->lo = INFINITY;
+	f->hi = 0;
+	for (size_t i = 0; i < x->n_t; i++) {
+		if (!strcmp(x->t[i].clock, "cpu"))
+			f->cpu_clock = true;
+		if (!f->clock[0])
+			f->clock = x->t[i].clock;
+		if (x->t[i].lo < f->lo)
+			f->lo = x->t[i].lo;
+		if (x->t[i].hi > f->hi)
+			f->hi = x->t[i].hi;
+	}
+	if (!x->n_t)
+		f->lo = f->hi = 0;
+	if (!f->clock[0] && !strcmp(x->backend, "cpu"))
+		f->clock = "cpu", f->cpu_clock = true;
+	f->improved = x->best_id && x->best_speedup > 1.0;
+	f->significant = f->improved && x->n_t > 0 && f->lo > 1.0;
+	for (size_t i = 0; i < x->n; i++) {
+		const char *v = x->c[i].evaluated ? x->c[i].verdict : "not evaluated";
+		if (x->c[i].evaluated && !strcmp(v, "pass"))
+			f->n_verified++;
+		size_t k = 0;
+		while (k < f->n_verdicts && strcmp(f->verdict_name[k], v))
+			k++;
+		if (k == f->n_verdicts) {
+			if (k == KF_ARRAY_SIZE(f->verdict_n))
+				continue;
+			f->verdict_name[f->n_verdicts++] = v;
+		}
+		f->verdict_n[k]++;
+	}
+	double end = x->run.finished_at > 0 ? x->run.finished_at : x->run.updated_at;
+	f->elapsed_s = end > x->run.started_at ? end - x->run.started_at : 0;
+}
+
+/* The lineage of the winner, winner first, then its parent, ... (bounded against a cycle in a bad file). */
+static size_t lineage(const struct rr *x, const struct rr_cand **out, size_t max)
+{
+	size_t n = 0;
+	int64_t id = x->best_id;
+	while (id && n < max) {
+		const struct rr_cand *c = cand_find((struct rr *)x, id);
+		if (!c)
+			break;
+		out[n++] = c;
+		id = c->parent_id;
+	}
+	return n;
+}
+
+/* One line of at most max bytes from s (first line, whitespace collapsed), for table cells. */
+static void excerpt(char *dst, size_t max, const char *s)
+{
+	size_t j = 0;
+	bool space = false;
+	for (size_t i = 0; s && s[i] && j + 4 < max; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\n' || ch == '\r' || ch == '\t' || ch == ' ') {
+			space = j > 0;
+			continue;
+		}
+		if (space)
+			dst[j++] = ' ';
+		space = false;
+		dst[j++] = (char)ch;
+		if (j + 4 >= max && s[i + 1]) {
+			memcpy(dst + j, "...", 3);
+			j += 3;
+			break;
+		}
+	}
+	dst[j] = 0;
+}
+
+static const char *clock_label(const struct rr_facts *f)
+{
+	if (f->cpu_clock)
+		return "CPU times (cpu backend): not GPU speed";
+	if (!strcmp(f->clock, "cupti"))
+		return "GPU times (CUPTI kernel activity)";
+	if (!strcmp(f->clock, "cuda_event"))
+		return "GPU times (CUDA events)";
+	return "not timed";
+}
+
+static void fmt_speedup(char *b, size_t n, double s)
+{
+	if (s > 0)
+		snprintf(b, n, "%.3fx", s);
+	else
+		snprintf(b, n, "-");
+}
+
+static const char *summary_line(const struct rr *x, const struct rr_facts *f, char *b, size_t n)
+{
+	if (!x->best_id)
+		snprintf(b, n, "No verified improvement: no candidate passed verification (%zu attempted).", x->n);
+	else if (!f->improved)
+		snprintf(b, n,
+			 "No verified improvement: the best verified kernel (candidate %lld) runs at %.3fx of the "
+			 "reference.",
+			 (long long)x->best_id, x->best_speedup);
+	else if (!f->significant)
+		snprintf(b, n,
+			 "Best verified kernel: candidate %lld at %.3fx the reference, but its interval (%.3f-%.3f) "
+			 "includes 1: not a significant improvement.",
+			 (long long)x->best_id, x->best_speedup, f->lo, f->hi);
+	else
+		snprintf(b, n, "Best verified kernel: candidate %lld at %.3fx the reference (95%% interval %.3f-%.3f).",
+			 (long long)x->best_id, x->best_speedup, f->lo, f->hi);
+	return b;
+}
+
+/* ---- Markdown ---- */
+
+static const char *fence_for(const char *src)
+{
+	return strstr(src, "```") ? "~~~~" : "```";
+}
+
+static enum kf_status md_cell(struct kf_buf *b, const char *s)
+{
+	enum kf_status st = kf_buf_adds(b, " ");
+	if (!st)
+		st = kf_md_escape_cell(b, s);
+	if (!st)
+		st = kf_buf_adds(b, " |");
+	return st;
+}
+
+static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, struct kf_buf *b)
+{
+	enum kf_status st = KF_OK;
+	char line[600], s1[32], tmp[400];
+#define ADD(...)                                                                                        \
+	do {                                                                                            \
+		if (!st)                                                                                \
+			st = kf_buf_addf(b, __VA_ARGS__);                                               \
+	} while (0)
+#define CELL(s)                                                                                         \
+	do {                                                                                            \
+		if (!st)                                                                                \
+			st = md_cell(b, (s));                                                           \
+	} while (0)
+	ADD("# kforge run %lld: %s\n\n", (long long)x->run.id, x->task_name);
+	ADD("**%s**\n\n", summary_line(x, f, line, sizeof(line)));
+	ADD("| | |\n|---|---|\n");
+	ADD("| task |");
+	CELL(x->task_name);
+	ADD("\n| title |");
+	CELL(x->task_title);
+	ADD("\n| category / level |");
+	snprintf(tmp, sizeof(tmp), "%s / %d", x->task_category, x->task_level);
+	CELL(tmp);
+	ADD("\n| status |");
+	CELL(x->status);
+	ADD("\n| strategy |");
+	CELL(x->strategy);
+	ADD("\n| provider / model |");
+	snprintf(tmp, sizeof(tmp), "%s / %s", x->provider, x->model);
+	CELL(tmp);
+	ADD("\n| backend |");
+	CELL(x->backend);
+	ADD("\n| clock |");
+	CELL(clock_label(f));
+	ADD("\n| seed | %lld |\n", (long long)x->run.seed);
+	ADD("| budgets | calls %lld, tokens %lld, USD %.2f, time %.0f s (0: none) |\n", (long long)x->run.budget_calls,
+	    (long long)x->run.budget_tokens, x->run.budget_usd, x->run.budget_time_s);
+	ADD("| spend | %lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s |\n", (long long)x->run.n_calls,
+	    (long long)x->run.tokens_in, (long long)x->run.tokens_out, x->run.spend_usd, f->elapsed_s);
+	ADD("| candidates | %zu (%lld verified) |\n\n", x->n, (long long)f->n_verified);
+
+	if (x->best_id) {
+		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
+		ADD("## Best verified kernel (candidate %lld)\n\n", (long long)x->best_id);
+		if (f->cpu_clock)
+			ADD("> These are CPU times of the cpu backend (the CUDA source run on the CPU), not GPU speed.\n\n");
+		if (x->n_t) {
+			ADD("| timing shape | candidate ms | reference ms | speedup | 95%% interval | samples | clock |\n"
+			    "|---|---:|---:|---:|---|---:|---|\n");
+			for (size_t i = 0; i < x->n_t; i++) {
+				const struct rr_timing *t = &x->t[i];
+				ADD("|");
+				CELL(t->shape);
+				ADD(" %.4g | %.4g | %.3fx | %.3f-%.3f | %d | %s |\n", t->median_ms, t->ref_median_ms,
+				    t->speedup, t->lo, t->hi, t->n_samples, t->clock);
+			}
+			ADD("\n");
+		}
+		if (best) {
+			const char *fence = fence_for(best->source);
+			ADD("%scuda\n%s%s%s\n\n", fence, best->source,
+			    best->source[0] && best->source[strlen(best->source) - 1] == '\n' ? "" : "\n", fence);
+		}
+		const struct rr_cand *chain[64];
+		size_t n = lineage(x, chain, KF_ARRAY_SIZE(chain));
+		ADD("## Lineage of the winner\n\n| candidate | parent | edit | speedup | change |\n|---:|---:|---|---:|---|\n");
+		for (size_t i = 0; i < n; i++) {
+			fmt_speedup(s1, sizeof(s1), chain[i]->speedup);
+			ADD("| %lld | %lld |", (long long)chain[i]->id, (long long)chain[i]->parent_id);
+			CELL(chain[i]->edit_kind);
+			ADD(" %s |", s1);
+			excerpt(tmp, 200, chain[i]->change);
+			CELL(tmp);
+			ADD("\n");
+		}
+		ADD("\n");
+	}
+
+	ADD("## Verdicts\n\n| verdict | candidates |\n|---|---:|\n");
+	for (size_t i = 0; i < f->n_verdicts; i++) {
+		ADD("|");
+		CELL(f->verdict_name[i]);
+		ADD(" %zu |\n", f->verdict_n[i]);
+	}
+	ADD("\n## Attempts\n\n| candidate | parent | edit | verdict | speedup | reason |\n|---:|---:|---|---|---:|---|\n");
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rr_cand *c = &x->c[i];
+		fmt_speedup(s1, sizeof(s1), c->speedup);
+		ADD("| %lld | %lld |", (long long)c->id, (long long)c->parent_id);
+		CELL(c->edit_kind);
+		CELL(c->evaluated ? c->verdict : "not evaluated");
+		ADD(" %s |", s1);
+		excerpt(tmp, 160, c->reason);
+		CELL(tmp);
+		ADD("\n");
+	}
+	if (!x->n)
+		ADD("\n_No candidates were recorded._\n");
+#undef ADD
+#undef CELL
+	return st;
+}
+
+/* ---- HTML ---- */
+
+static enum kf_status h_text(struct kf_buf *b, const char *tag, const char *s)
+{
+	enum kf_status st = kf_buf_addf(b, "<%s>", tag);
+	if (!st)
+		st = kf_html_escape(b, s);
+	if (!st)
+		st = kf_buf_addf(b, "</%s>", tag);
+	return st;
+}
+
+static enum kf_status h_row(struct kf_buf *b, const char *k, const char *v)
+{
+	enum kf_status st = kf_buf_adds(b, "<tr>");
+	if (!st)
+		st = h_text(b, "th", k);
+	if (!st)
+		st = h_text(b, "td", v);
+	if (!st)
+		st = kf_buf_adds(b, "</tr>\n");
+	return st;
+}
+
+/* Best verified speedup so far against the candidate index (1-based); points before the first verified
+ * candidate are left out (there is nothing to plot yet). */
+static enum kf_status chart_progress(const struct rr *x, struct kf_buf *b)
+{
+	double *px = calloc(x->n ? x->n : 1, sizeof(double)), *py = calloc(x->n ? x->n : 1, sizeof(double));
+	size_t m = 0;
+	double best = 0;
+	enum kf_status st = KF_OK;
+	if (!px || !py) {
+		free(px);
+		free(py);
+		return KF_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < x->n; i++) {
+		if (x->c[i].evaluated && !strcmp(x->c[i].verdict, "pass") && x->c[i].speedup > best)
+			best = x->c[i].speedup;
+		if (best > 0) {
+			px[m] = (double)(i + 1);
+			py[m] = best;
+			m++;
+		}
+	}
+	if (m) {
+		struct kf_series s = {"best verified speedup", m, px, py};
+		struct kf_chart_opts o = {.title = "Search progress: best verified speedup so far",
+					  .xlabel = "candidate",
+					  .ylabel = "speedup (x)",
+					  .ref_line = true,
+					  .ref_y = 1.0,
+					  .step = true};
+		st = kf_svg_line_chart(b, &s, 1, &o);
+	} else {
+		st = kf_buf_adds(b, "<p class=\"note\">No verified candidate: nothing to chart.</p>\n");
+	}
+	free(px);
+	free(py);
+	return st;
+}
+
+static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, struct kf_buf *b)
+{
+	enum kf_status st;
+	char line[600], tmp[400], s1[32];
+	snprintf(tmp, sizeof(tmp), "kforge run %lld: %s", (long long)x->run.id, x->task_name);
+	st = kf_html_begin(b, tmp);
+#define ADD(...)                                                                                        \
+	do {                                                                                            \
+		if (!st)                                                                                \
+			st = kf_buf_addf(b, __VA_ARGS__);                                               \
+	} while (0)
+#define ESC(s)                                                                                          \
+	do {                                                                                            \
+		if (!st)                                                                                \
+			st = kf_html_escape(b, (s));                                                    \
+	} while (0)
+	if (!st)
+		st = h_text(b, "h1", tmp);
+	ADD("<p class=\"%s\"><strong>", f->improved ? "pass" : "fail");
+	ESC(summary_line(x, f, line, sizeof(line)));
+	ADD("</strong></p>\n");
+	if (f->cpu_clock)
+		ADD("<p class=\"note\">Times were measured on the cpu backend (the CUDA source run on the CPU): "
+		    "they are CPU times, not GPU speed.</p>\n");
+	ADD("<h2>Run</h2>\n<table>\n");
+	if (!st)
+		st = h_row(b, "task", x->task_name);
+	if (!st)
+		st = h_row(b, "title", x->task_title);
+	snprintf(tmp, sizeof(tmp), "%s / %d", x->task_category, x->task_level);
+	if (!st)
+		st = h_row(b, "category / level", tmp);
+	if (!st)
+		st = h_row(b, "status", x->status);
+	if (!st)
+		st = h_row(b, "strategy", x->strategy);
+	snprintf(tmp, sizeof(tmp), "%s / %s", x->provider, x->model);
+	if (!st)
+		st = h_row(b, "provider / model", tmp);
+	if (!st)
+		st = h_row(b, "backend", x->backend);
+	if (!st)
+		st = h_row(b, "clock", clock_label(f));
+	snprintf(tmp, sizeof(tmp), "%lld", (long long)x->run.seed);
+	if (!st)
+		st = h_row(b, "seed", tmp);
+	snprintf(tmp, sizeof(tmp), "calls %lld, tokens %lld, USD %.2f, time %.0f s (0: none)",
+		 (long long)x->run.budget_calls, (long long)x->run.budget_tokens, x->run.budget_usd,
+		 x->run.budget_time_s);
+	if (!st)
+		st = h_row(b, "budgets", tmp);
+	snprintf(tmp, sizeof(tmp), "%lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s",
+		 (long long)x->run.n_calls, (long long)x->run.tokens_in, (long long)x->run.tokens_out,
+		 x->run.spend_usd, f->elapsed_s);
+	if (!st)
+		st = h_row(b, "spend", tmp);
+	snprintf(tmp, sizeof(tmp), "%zu (%lld verified)", x->n, (long long)f->n_verified);
+	if (!st)
+		st = h_row(b, "candidates", tmp);
+	ADD("</table>\n<h2>Search progress</h2>\n");
+	if (!st)
+		st = chart_progress(x, b);
+
+	if (x->best_id) {
+		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
+		ADD("<h2>Best verified kernel (candidate %lld)</h2>\n", (long long)x->best_id);
+		if (x->n_t) {
+			struct kf_bar bars[64];
+			size_t n = x->n_t < KF_ARRAY_SIZE(bars) ? x->n_t : KF_ARRAY_SIZE(bars);
+			for (size_t i = 0; i < n; i++)
+				bars[i] = (struct kf_bar){x->t[i].shape, x->t[i].speedup, true, x->t[i].lo, x->t[i].hi,
+							  x->t[i].lo > 1 ? 1 : x->t[i].hi < 1 ? 2 : 0};
+			struct kf_chart_opts o = {.title = f->cpu_clock ? "Speedup per timing shape (CPU times)"
+									: "Speedup per timing shape",
+						  .ylabel = "speedup (x)",
+						  .ref_line = true,
+						  .ref_y = 1.0};
+			if (!st)
+				st = kf_svg_bar_chart(b, bars, n, &o);
+			ADD("<table><tr><th>timing shape</th><th>candidate ms</th><th>reference ms</th><th>speedup</th>"
+			    "<th>95%% interval</th><th>samples</th><th>clock</th></tr>\n");
+			for (size_t i = 0; i < x->n_t; i++) {
+				const struct rr_timing *t = &x->t[i];
+				ADD("<tr><td>");
+				ESC(t->shape);
+				ADD("</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td class=\"num\">%.3fx</td>"
+				    "<td>%.3f-%.3f</td><td class=\"num\">%d</td><td>",
+				    t->median_ms, t->ref_median_ms, t->speedup, t->lo, t->hi, t->n_samples);
+				ESC(t->clock);
+				ADD("</td></tr>\n");
+			}
+			ADD("</table>\n");
+		}
+		if (best) {
+			ADD("<pre><code>");
+			ESC(best->source);
+			ADD("</code></pre>\n");
+		}
+		const struct rr_cand *chain[64];
+		size_t n = lineage(x, chain, KF_ARRAY_SIZE(chain));
+		ADD("<h2>Lineage of the winner</h2>\n<table><tr><th>candidate</th><th>parent</th><th>edit</th>"
+		    "<th>speedup</th><th>change</th></tr>\n");
+		for (size_t i = 0; i < n; i++) {
+			fmt_speedup(s1, sizeof(s1), chain[i]->speedup);
+			ADD("<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>", (long long)chain[i]->id,
+			    (long long)chain[i]->parent_id);
+			ESC(chain[i]->edit_kind);
+			ADD("</td><td class=\"num\">%s</td><td>", s1);
+			excerpt(tmp, 300, chain[i]->change);
+			ESC(tmp);
+			ADD("</td></tr>\n");
+		}
+		ADD("</table>\n");
+	}
+
+	ADD("<h2>Verdicts</h2>\n");
+	if (f->n_verdicts) {
+		struct kf_bar bars[32];
+		for (size_t i = 0; i < f->n_verdicts; i++)
+			bars[i] = (struct kf_bar){f->verdict_name[i], (double)f->verdict_n[i], false, 0, 0,
+						  !strcmp(f->verdict_name[i], "pass") ? 1 : 2};
+		struct kf_chart_opts o = {.title = "Candidates by verdict", .ylabel = "candidates"};
+		if (!st)
+			st = kf_svg_bar_chart(b, bars, f->n_verdicts, &o);
+	} else {
+		ADD("<p class=\"note\">No candidates were recorded.</p>\n");
+	}
+	ADD("<h2>Attempts</h2>\n<table><tr><th>candidate</th><th>parent</th><th>edit</th><th>verdict</th>"
+	    "<th>speedup</th><th>reason</th></tr>\n");
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rr_cand *c = &x->c[i];
+		bool pass = c->evaluated && !strcmp(c->verdict, "pass");
+		fmt_speedup(s1, sizeof(s1), c->speedup);
+		ADD("<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>", (long long)c->id,
+		    (long long)c->parent_id);
+		ESC(c->edit_kind);
+		ADD("</td><td class=\"%s\">", pass ? "pass" : "fail");
+		ESC(c->evaluated ? c->verdict : "not evaluated");
+		ADD("</td><td class=\"num\">%s</td><td>", s1);
+		excerpt(tmp, 200, c->reason);
+		ESC(tmp);
+		ADD("</td></tr>\n");
+	}
+	ADD("</table>\n");
+#undef ADD
+#undef ESC
+	if (!st)
+		st = kf_html_end(b);
+	return st;
+}
+
+/* ---- JSON ---- */
+
+static cJSON *render_json(const struct rr *x, const struct rr_facts *f)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *j;
+	char line[600], tmp[400];
+	if (!o)
+		return NULL;
+	cJSON_AddItemReferenceToObject(o, "run", x->run_json);
+	cJSON_AddItemReferenceToObject(o, "task", x->task_json);
+	cJSON_AddStringToObject(o, "status", x->status);
+	cJSON_AddStringToObject(o, "clock", f->cpu_clock ? "cpu" : f->clock);
+	cJSON_AddStringToObject(o, "clock_note", clock_label(f));
+	cJSON_AddBoolToObject(o, "improved", f->improved);
+	cJSON_AddBoolToObject(o, "significant", f->significant);
+	cJSON_AddStringToObject(o, "summary", summary_line(x, f, line, sizeof(line)));
+	if (x->best_id) {
+		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
+		j = cJSON_AddObjectToObject(o, "best");
+		cJSON_AddNumberToObject(j, "candidate_id", (double)x->best_id);
+		cJSON_AddNumberToObject(j, "speedup", x->best_speedup);
+		cJSON_AddNumberToObject(j, "ci_lo", f->lo);
+		cJSON_AddNumberToObject(j, "ci_hi", f->hi);
+		if (best)
+			cJSON_AddStringToObject(j, "source", best->source);
+		a = cJSON_AddArrayToObject(j, "timings");
+		for (size_t i = 0; a && i < x->n_t; i++) {
+			cJSON *t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "shape", x->t[i].shape);
+			cJSON_AddStringToObject(t, "clock", x->t[i].clock);
+			cJSON_AddNumberToObject(t, "median_ms", x->t[i].median_ms);
+			cJSON_AddNumberToObject(t, "ref_median_ms", x->t[i].ref_median_ms);
+			cJSON_AddNumberToObject(t, "speedup", x->t[i].speedup);
+			cJSON_AddNumberToObject(t, "ci_lo", x->t[i].lo);
+			cJSON_AddNumberToObject(t, "ci_hi", x->t[i].hi);
+			cJSON_AddNumberToObject(t, "samples", x->t[i].n_samples);
+			cJSON_AddItemToArray(a, t);
+		}
+		const struct rr_cand *chain[64];
+		size_t n = lineage(x, chain, KF_ARRAY_SIZE(chain));
+		a = cJSON_AddArrayToObject(o, "lineage");
+		for (size_t i = 0; a && i < n; i++) {
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddNumberToObject(c, "candidate_id", (double)chain[i]->id);
+			cJSON_AddNumberToObject(c, "parent_id", (double)chain[i]->parent_id);
+			cJSON_AddStringToObject(c, "edit_kind", chain[i]->edit_kind);
+			cJSON_AddNumberToObject(c, "speedup", chain[i]->speedup);
+			cJSON_AddStringToObject(c, "change", chain[i]->change);
+			cJSON_AddItemToArray(a, c);
+		}
+	} else {
+		cJSON_AddNullToObject(o, "best");
+		cJSON_AddArrayToObject(o, "lineage");
+	}
+	j = cJSON_AddObjectToObject(o, "verdicts");
+	for (size_t i = 0; j && i < f->n_verdicts; i++)
+		cJSON_AddNumberToObject(j, f->verdict_name[i], (double)f->verdict_n[i]);
+	a = cJSON_AddArrayToObject(o, "attempts");
+	for (size_t i = 0; a && i < x->n; i++) {
+		const struct rr_cand *c = &x->c[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "candidate_id", (double)c->id);
+		cJSON_AddNumberToObject(e, "parent_id", (double)c->parent_id);
+		cJSON_AddNumberToObject(e, "generation", c->generation);
+		cJSON_AddStringToObject(e, "edit_kind", c->edit_kind);
+		if (c->evaluated)
+			cJSON_AddStringToObject(e, "verdict", c->verdict);
+		else
+			cJSON_AddNullToObject(e, "verdict");
+		excerpt(tmp, 300, c->reason);
+		cJSON_AddStringToObject(e, "reason", tmp);
+		cJSON_AddNumberToObject(e, "speedup", c->speedup);
+		cJSON_AddItemToArray(a, e);
+	}
+	j = cJSON_AddObjectToObject(o, "spend");
+	cJSON_AddNumberToObject(j, "calls", (double)x->run.n_calls);
+	cJSON_AddNumberToObject(j, "tokens_in", (double)x->run.tokens_in);
+	cJSON_AddNumberToObject(j, "tokens_out", (double)x->run.tokens_out);
+	cJSON_AddNumberToObject(j, "usd", x->run.spend_usd);
+	cJSON_AddNumberToObject(j, "time_s", f->elapsed_s);
+	cJSON_AddNumberToObject(o, "candidates", (double)x->n);
+	cJSON_AddNumberToObject(o, "verified", (double)f->n_verified);
+	return o;
+}
+
+enum kf_status kf_report_run(struct kf_kb *kb, int64_t run_id, enum kf_report_format fmt, struct kf_buf *out,
+			     struct kf_err *err)
+{
+	struct rr x;
+	struct rr_facts f;
+	enum kf_status st = rr_load(kb, run_id, &x, err);
+	if (st) {
+		rr_release(&x);
+		return st;
+	}
+	facts_make(&x, &f);
+	if (fmt == KF_REPORT_MD) {
+		st = render_md(&x, &f, out);
+	} else if (fmt == KF_REPORT_HTML) {
+		st = render_html(&x, &f, out);
+	} else {
+		cJSON *o = render_json(&x, &f);
+		char *s = o ? cJSON_Print(o) : NULL;
+		st = s ? kf_buf_adds(out, s) : KF_ERR_NOMEM;
+		if (!st)
+			st = kf_buf_addch(out, '\n');
+		free(s);
+		cJSON_Delete(o);
+	}
+	rr_release(&x);
+	if (st)
+		return kf_err_set(err, st, "cannot render the report of run '%lld': %s", (long long)run_id,
+				  kf_status_name(st));
+	return KF_OK;
+}
