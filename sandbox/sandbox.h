@@ -38,7 +38,10 @@ enum kf_status kf_child_run_argv(const char *const *argv, const char *cwd, const
 				 struct kf_buf *out, struct kf_child_result *res, struct kf_err *err);
 
 /* Forks and runs fn(arg, fd) in the child under lim; what fn writes to fd is collected into payload
- * (bounded). fn's return value is the child's exit code. Same returns as kf_child_run_argv. */
+ * (bounded). fn's return value is the child's exit code. Same returns as kf_child_run_argv, plus
+ * KF_ERR_LIMIT when the payload passed payload->max. Here lim->as_bytes bounds the address space the
+ * child may map on top of what it inherits from this process (a forked copy, under ASan terabytes of
+ * reserved shadow), not the absolute size. */
 enum kf_status kf_child_run_fn(int (*fn)(void *arg, int fd), void *arg, const struct kf_child_limits *lim,
 			       struct kf_buf *payload, struct kf_child_result *res, struct kf_err *err);
 
