@@ -131,6 +131,27 @@ static void test_union(void)
 	CHECK_EQ_INT(kf_cupti_union_ns(s4, e4, 1), 0);
 }
 
+/* CUPTI loads without a driver but refuses to record: the backend must then fall back to events. */
+static void test_cupti_without_driver(void)
+{
+	char why_buf[256] = "", *why = why_buf;
+	double t = 1;
+	uint32_t seen = 1;
+	setenv("KFORGE_CUPTI", "0", 1);
+	CHECK(!kf_cupti_start(why, sizeof(why_buf)));
+	CHECK_CONTAINS(why, "KFORGE_CUPTI=0");
+	unsetenv("KFORGE_CUPTI");
+	if (kf_cupti_start(why, sizeof(why_buf))) {
+		kf_cupti_stop();
+		KF_SKIP("CUPTI records activity here (a driver is present)");
+	}
+	fprintf(stderr, "  cupti: %s\n", why);
+	CHECK(strstr(why, "no CUPTI") || strstr(why, "cuptiActivity"));
+	CHECK(!kf_cupti_collect(&t, &seen, why, sizeof(why_buf)));
+	CHECK_CONTAINS(why, "not active");
+	CHECK(t == 0 && seen == 0);
+}
+
 /* The launch checks need device facts only; they run before any driver call. H100-like limits. */
 static void test_launch_checks(void)
 {
@@ -178,4 +199,4 @@ static void test_launch_checks(void)
 }
 
 KF_TEST_MAIN(TEST(test_init_no_driver), TEST(test_probe_no_driver), TEST(test_probe_stub_driver),
-	     TEST(test_error_names), TEST(test_union), TEST(test_launch_checks))
+	     TEST(test_error_names), TEST(test_union), TEST(test_cupti_without_driver), TEST(test_launch_checks))
