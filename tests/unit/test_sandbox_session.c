@@ -291,7 +291,7 @@ static void vector_add_steps(void)
 	float *a, *b, *c;
 	uint8_t *arena;
 
-	/* Also links the cpu backend's compiler in (kf_compile only refers to it weakly). */
+	/* Which host compiler and shim built the modules below (part of their cache key). */
 	fprintf(stderr, "  cpu compiler: %s\n", kf_cpu_compiler_id());
 	if (!fx_make(&f, VECTOR_TASK, VADD, "N", N)) {
 		CHECK(!"fixture");
