@@ -605,6 +605,35 @@ static void test_coop_groups(void)
 	mod_close();
 }
 
+static void test_llm_style(void)
+{
+	if (!mod_open("llm_style", 77, false))
+		return;
+	/* rows must stay 16-byte aligned for the float4 loads (as on the GPU): many rows of N = 1004, then
+	 * one row of N = 1003 for the scalar tail */
+	static const int shapes[2][2] = {{6, 1004}, {1, 1003}};
+	for (int sh = 0; sh < 2; sh++) {
+		int B = shapes[sh][0], N = shapes[sh][1];
+		float *x = dmem(B * N * 4), *y = dmem(B * N * 4);
+		for (int i = 0; i < B * N; i++)
+			x[i] = rndf(-5, 5);
+		void *args[] = {&x, &y, &B, &N};
+		CHECKF(mod_run("row_softmax", B, 1, 1, 128, 1, 1, 0, args) == KF_OK, "%s", msg);
+		int bad = 0;
+		for (int r = 0; r < B; r++) {
+			double m = -1e30, s = 0;
+			for (int i = 0; i < N; i++)
+				m = fmax(m, x[r * N + i]);
+			for (int i = 0; i < N; i++)
+				s += exp(x[r * N + i] - m);
+			for (int i = 0; i < N; i++)
+				bad += !(fabs(y[r * N + i] - exp(x[r * N + i] - m) / s) <= 1e-6);
+		}
+		CHECK_EQ_INT(bad, 0);
+	}
+	mod_close();
+}
+
 static void matmul_ref(const float *A, const float *B, float *C, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -817,7 +846,7 @@ static void test_sanitize_oob(void)
 KF_TEST_MAIN(TEST(test_vadd), TEST(test_grid3d), TEST(test_shared_reduce), TEST(test_dyn_smem),
 	     TEST(test_sync_count), TEST(test_warp_shfl), TEST(test_warp_vote), TEST(test_warp_reduce),
 	     TEST(test_atomics), TEST(test_fence_last_block), TEST(test_math), TEST(test_intrinsics),
-	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals), TEST(test_coop_groups),
+	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals), TEST(test_coop_groups), TEST(test_llm_style),
 	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier),
 	     TEST(test_launch_limits), TEST(test_scan_unsupported), TEST(test_compile_error_line),
 	     TEST(test_sanitize_oob))

@@ -400,9 +400,15 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 			}
 			continue;
 		}
-		snprintf(b->msg, sizeof(b->msg),
-			 "deadlock: divergent __syncthreads in block (%u,%u,%u): %u of %u threads wait at a barrier, "
-			 "%u wait at a warp collective, %u exited", bid.x, bid.y, bid.z, n_bar, n, n_warp, n_exit);
+		if (n_bar > 0)
+			snprintf(b->msg, sizeof(b->msg),
+				 "deadlock: divergent __syncthreads in block (%u,%u,%u): %u of %u threads wait at a barrier, "
+				 "%u wait at a warp collective, %u exited", bid.x, bid.y, bid.z, n_bar, n, n_warp, n_exit);
+		else
+			snprintf(b->msg, sizeof(b->msg),
+				 "deadlock: divergent warp collective in block (%u,%u,%u): %u threads wait at __shfl/__ballot/"
+				 "__syncwarp whose mask names lanes that exited or wait at another collective (%u exited)",
+				 bid.x, bid.y, bid.z, n_warp, n_exit);
 		return KF_RT_RUNTIME;
 	}
 }

@@ -117,8 +117,10 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 		dlclose(so);
 		return KF_ERR_INVALID;
 	}
+	/* 128 KiB per fiber: a kernel's local arrays live on its fiber's stack (only touched pages are
+	 * backed); AddressSanitizer's redzones need more. */
 	struct kf_rt_config cfg = {.n_threads = 0, .shuffle_seed = cpu.shuffle_seed,
-				   .stack_bytes = cpu.sanitize ? (size_t)256 << 10 : (size_t)64 << 10};
+				   .stack_bytes = cpu.sanitize ? (size_t)256 << 10 : (size_t)128 << 10};
 	if (cpu.configure(&cfg) != KF_RT_OK) {
 		snprintf(msg, msg_len, "the cpu module refused its configuration");
 		dlclose(so);
