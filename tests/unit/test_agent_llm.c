@@ -42,6 +42,9 @@ static bool server_start(void)
 	char port_file[128];
 	if (srv_pid > 0)
 		return true;
+	/* A proxy from the environment must not intercept loopback requests. */
+	setenv("no_proxy", "127.0.0.1,localhost", 1);
+	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
 	snprintf(srv_dir, sizeof(srv_dir), "/tmp/kf-llm-test.XXXXXX");
 	if (!mkdtemp(srv_dir))
 		return false;
