@@ -107,7 +107,7 @@ bool kf_bench_p_parse(const char *s, double *p, size_t max, size_t *n)
 			return false;
 		p[(*n)++] = v;
 		s = end;
-		if (*s == ',')
+		if (*s == ',' && s[1])
 			s++;
 		else if (*s)
 			return false;
