@@ -1,10 +1,10 @@
-// Deliberately slow reference (bench tests): three redundant barriers per thread make every block switch
-// fibers three times on the cpu backend (and stall on a GPU), so a plain kernel is clearly faster.
+// Deliberately slow reference (bench tests): eight redundant barriers per thread make every block switch
+// fibers eight times on the cpu backend (and stall on a GPU), so a plain kernel is clearly faster.
 // kforge:launch scale grid=(cdiv(N, 128)) block=(128) args=(x, y, N)
 extern "C" __global__ void scale(const float *x, float *y, int N)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 8; k++)
 		__syncthreads();
 	if (i < N)
 		y[i] = 2.0f * x[i];
