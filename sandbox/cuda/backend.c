@@ -529,6 +529,13 @@ static void cuda_shutdown(void)
 	memset(&g, 0, sizeof(g));
 }
 
+CUcontext kf_cuda_context(int *device_ordinal)
+{
+	if (device_ordinal)
+		*device_ordinal = g.ready ? (int)g.dev : -1;
+	return g.ready ? g.ctx : NULL;
+}
+
 const struct kf_backend_ops kf_backend_cuda = {
 	.name = "cuda",
 	.init = cuda_init,

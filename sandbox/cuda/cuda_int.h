@@ -73,6 +73,9 @@ const char *kf_cu_error_string(CUresult r);
  * address, illegal instruction, launch failure, timeout, device assert, hardware stack error...). */
 bool kf_cu_error_sticky(CUresult r);
 
+/* The cuda backend's context and device ordinal after a successful init (NULL before; backend.c). */
+CUcontext kf_cuda_context(int *device_ordinal);
+
 /* ---- CUPTI activity records (sandbox/cuda/cupti.c) ---------------------------------------- */
 
 /* dlopen of libcupti.so.13: the loader's path (the worker's RUNPATH), then $CUDA_HOME/extras/CUPTI/lib64,

@@ -228,6 +228,9 @@ int main(int argc, char **argv)
 	/* --validate-metrics CHIP LIST: CUPTI range-profiler host check, sandbox/cuda/metrics.cpp */
 	if (argc >= 2 && !strcmp(argv[1], "--validate-metrics"))
 		return kf_cuda_validate_metrics_main(argc - 1, argv + 1);
+	/* --metrics-selftest [LIST]: the range profiler on this GPU, sandbox/cuda/selftest.c */
+	if (argc >= 2 && !strcmp(argv[1], "--metrics-selftest"))
+		return kf_cuda_metrics_selftest_main(argc - 1, argv + 1);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--probe") && next) {

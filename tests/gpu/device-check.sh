@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU checks of kforge in one run, for a machine with an NVIDIA GPU (CI has none; see README.md):
 # smoke (compile, load, launch, read back), `verify --backend cuda` on every example task and the hack
-# corpus, `profile` on the examples, a sticky fault followed by a good kernel, and cpu-vs-cuda verdicts.
+# corpus, `profile` on the examples, a sticky fault followed by a good kernel, hardware counters through
+# the range profiler (kforge-worker --metrics-selftest), and cpu-vs-cuda verdicts.
 # Writes device-check.json (the summary) and device-check.log to OUTDIR; exits 0 when all held, 1 on any
 # mismatch, 3 when kforge cannot be built or run there, 4 when there is no usable GPU. Under 5 minutes.
 #
@@ -228,6 +229,22 @@ for t in "$ex"/*/task.json; do
 		record "$name" fail "exit $rc: $(head -c 300 "$tmp/p.err")"
 	fi
 done
+
+# 7 (before 6, which is the longest). hardware counters through CUPTI's range profiler: a built-in
+#    kernel's metrics; a machine that withholds counters (privileges, virtualization) is a skip
+if [ "$G" = cuda ]; then
+	timeout 120 "$W" --metrics-selftest >"$tmp/m.txt" 2>&1
+	rc=$?
+	{ echo "== kforge-worker --metrics-selftest -> exit $rc"; cat "$tmp/m.txt"; } >>"$log"
+	case $rc in
+	0) record metrics-selftest pass "$(grep -E '^(gpu__time|dram__throughput)' "$tmp/m.txt" | tr '\n' ' ')" ;;
+	4) record metrics-selftest skip "$(sed -n 's/^reason=//p' "$tmp/m.txt")" ;;
+	*) record metrics-selftest fail "exit $rc: $(tail -n 3 "$tmp/m.txt" | tr '\n' ' ')" ;;
+	esac
+	"$W" --validate-metrics GH100 gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed >"$tmp/v.txt" 2>&1 &&
+		record validate-metrics pass "$(tr '\n' ' ' <"$tmp/v.txt")" ||
+		record validate-metrics fail "$(tr '\n' ' ' <"$tmp/v.txt")"
+fi
 
 # 6. cpu and cuda verdicts agree on the same kernels (the cpu backend stands in for the GPU in CI).
 #    The cpu runs go in parallel; cuda verdicts from steps 2 and 3 are reused.

@@ -97,4 +97,25 @@ static void test_reject_bogus(void)
 	CHECK_CONTAINS(out, "no metric");
 }
 
-KF_TEST_MAIN(TEST(test_validate_gh100), TEST(test_reject_bogus))
+/* The GPU side of the range profiler: without a usable GPU it is a skip with the reason (exit 4); with
+ * one, the built-in kernel's metrics must be plausible. */
+static void test_selftest(void)
+{
+	char out_buf[4096], *out = out_buf;
+	if (access(worker_path(), X_OK) != 0)
+		KF_SKIP("no kforge-worker binary (set KFORGE_WORKER)");
+	int rc = run_worker("--metrics-selftest 2>/dev/null", out, sizeof(out_buf));
+	fprintf(stderr, "%s", out);
+	if (rc == 4) {
+		CHECK_CONTAINS(out, "skip=1");
+		CHECK_CONTAINS(out, "reason=");
+		return;
+	}
+	CHECK_EQ_INT(rc, 0);
+	CHECK_CONTAINS(out, "ok=1");
+	CHECK_CONTAINS(out, "gpu__time_duration.sum=");
+	rc = run_worker("--metrics-selftest bogus__metric.sum", out, sizeof(out_buf));
+	CHECK(rc == 1 || rc == 4);
+}
+
+KF_TEST_MAIN(TEST(test_validate_gh100), TEST(test_reject_bogus), TEST(test_selftest))
