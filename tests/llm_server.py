@@ -93,6 +93,9 @@ class Handler(BaseHTTPRequestHandler):
             return auth[7:]
         return self.headers.get("x-api-key")
 
+    def mark_end(self):
+        self.t_end = time.time()
+
     def send_json(self, status, obj, extra=None):
         data = json.dumps(obj).encode()
         self.send_response(status)
@@ -101,6 +104,7 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in (extra or {}).items():
             self.send_header(k, v)
         self.end_headers()
+        self.mark_end()
         self.wfile.write(data)
 
     def api_error(self, dialect, status, etype, message, extra=None):
@@ -179,6 +183,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         t_start = time.time()
+        self.t_end = None
         gen = STATE["gen"]
         path = self.path
         if path == "/_control/script":
@@ -201,7 +206,8 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             outcome = "client-gone"
         rec["outcome"] = outcome
-        rec["t_end"] = time.time()
+        # t_end: when the reply started to go out, so a client's next request always starts after it
+        rec["t_end"] = getattr(self, "t_end", None) or time.time()
         log_request(rec, gen)
 
     def serve(self, dialect, body, rid):
@@ -274,6 +280,7 @@ class Handler(BaseHTTPRequestHandler):
             for k, v in extra.items():
                 self.send_header(k, v)
             self.end_headers()
+            self.mark_end()
             self.wfile.write(data[: len(data) // 2])
             self.wfile.flush()
             self.close_connection = True
@@ -285,6 +292,7 @@ class Handler(BaseHTTPRequestHandler):
             for k, v in extra.items():
                 self.send_header(k, v)
             self.end_headers()
+            self.mark_end()
             self.wfile.write(data)
         elif fault == "empty_choices":
             if dialect == "anthropic":

@@ -377,7 +377,7 @@ static void test_retry_429_retry_after(void)
 	/* retry-after: 1 s, honoured (not the 0.5 s backoff), with scheduling slack */
 	{
 		double gap = jnum(log, "1.t_start") - jnum(log, "0.t_end");
-		CHECKF(gap >= 0.95 && gap < 1.6, "gap %.3f s", gap);
+		CHECKF(gap >= 0.95 && gap < 2.5, "gap %.3f s", gap); /* upper bound loose: a loaded CI box */
 	}
 	CHECKF(wall >= 950 && wall < 2500, "wall %.0f ms", wall);
 	CHECK_CONTAINS(client_log.data, "http 429");
@@ -691,6 +691,7 @@ static void test_concurrency(void)
 		struct kf_llm_message m = {"user", "x"};
 		struct kf_llm_request rq = {NULL, 1, &m, 0};
 		double t0 = kf_now_ms(), first_three = 0;
+		int last_attempts = 0;
 		int got = 0;
 		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
 		for (int i = 0; c && i < 4; i++)
@@ -703,10 +704,13 @@ static void test_concurrency(void)
 				break;
 			if (++got == 3)
 				first_three = kf_now_ms() - t0;
+			last_attempts = x->attempts;
 			kf_llm_result_free(x);
 		}
 		CHECK_EQ_INT(got, 4);
-		CHECKF(first_three < 700, "three fast replies took %.0f ms", first_three);
+		/* the three others finished while the one that got the 429 waited its 1 s */
+		CHECK_EQ_INT(last_attempts, 2);
+		CHECKF(first_three < 1000, "three fast replies took %.0f ms", first_three);
 		CHECK_EQ_INT(c ? kf_llm_pending(c) : 1, 0);
 		kf_llm_client_free(c);
 	}
