@@ -187,9 +187,13 @@ void kf_kfile_free(struct kf_kfile *k)
 		free(k->scratch[i].count);
 	}
 	free(k->scratch);
-	for (size_t i = 0; k->kernels && i < k->n_kernels; i++)
+	for (size_t i = 0; k->kernels && i < k->n_kernels; i++) {
 		free(k->kernels[i]);
+		if (k->kernel_params)
+			free(k->kernel_params[i]);
+	}
 	free(k->kernels);
+	free(k->kernel_params);
 	free(k);
 }
 
@@ -270,9 +274,37 @@ static size_t skip_balanced(const char *code, size_t len, size_t i)
 	return len;
 }
 
+/* The parameter list code[open..close] (both parentheses) with whitespace collapsed; NULL when it
+ * holds a preprocessor line (its meaning depends on macros) or on NOMEM. */
+static char *param_text(const char *code, size_t open, size_t close)
+{
+	char *out = malloc(close - open + 1), *o = out;
+	bool space = false;
+	if (!out)
+		return NULL;
+	for (size_t i = open + 1; i < close; i++) {
+		char c = code[i];
+		if (c == '#') {
+			free(out);
+			return NULL;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			space = o != out;
+			continue;
+		}
+		if (space)
+			*o++ = ' ';
+		space = false;
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* The function name of the declaration that follows a `__global__` at code[i..): the last identifier
- * before the parameter list, skipping __launch_bounds__(...) and other attributes. */
-static char *name_after_global(const char *code, size_t len, size_t i)
+ * before the parameter list, skipping __launch_bounds__(...) and other attributes. *params gets the
+ * parameter list text (see param_text) or NULL. */
+static char *name_after_global(const char *code, size_t len, size_t i, char **params)
 {
 	static const char *const attrs[] = {"__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__attribute__",
 					    "__declspec", "alignas", "__align__", "__noinline__", "__forceinline__"};
@@ -305,8 +337,17 @@ static char *name_after_global(const char *code, size_t len, size_t i)
 			continue;
 		}
 		if (c == '(') {
+			size_t close;
+			int depth = 0;
 			if (!last_n)
 				return NULL;
+			for (close = i; close < len; close++) {
+				if (code[close] == '(')
+					depth++;
+				else if (code[close] == ')' && --depth == 0)
+					break;
+			}
+			*params = close < len ? param_text(code, i, close) : NULL;
 			return kf_strndup(code + last_a, last_n);
 		}
 		i++;
@@ -314,26 +355,41 @@ static char *name_after_global(const char *code, size_t len, size_t i)
 	return NULL;
 }
 
-static enum kf_status add_kernel(struct kf_kfile *k, char *name, struct kf_err *err)
+/* Takes ownership of name and params (may be NULL). A kernel declared twice (prototype, then
+ * definition) keeps the first readable parameter list. */
+static enum kf_status add_kernel(struct kf_kfile *k, char *name, char *params, struct kf_err *err)
 {
-	char **nk;
+	char **nk, **np;
 	for (size_t i = 0; i < k->n_kernels; i++) {
 		if (!strcmp(k->kernels[i], name)) {
+			if (!k->kernel_params[i]) {
+				k->kernel_params[i] = params;
+				params = NULL;
+			}
 			free(name);
+			free(params);
 			return KF_OK;
 		}
 	}
 	if (k->n_kernels >= KFILE_MAX_KERNELS) {
 		free(name);
+		free(params);
 		return kf_err_set(err, KF_ERR_LIMIT, "%s: more than %d kernels", k->path, KFILE_MAX_KERNELS);
 	}
 	nk = realloc(k->kernels, (k->n_kernels + 1) * sizeof(*nk));
-	if (!nk) {
+	if (nk)
+		k->kernels = nk;
+	np = nk ? realloc(k->kernel_params, (k->n_kernels + 1) * sizeof(*np)) : NULL;
+	if (np)
+		k->kernel_params = np;
+	if (!nk || !np) {
 		free(name);
+		free(params);
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
-	k->kernels = nk;
-	k->kernels[k->n_kernels++] = name;
+	k->kernels[k->n_kernels] = name;
+	k->kernel_params[k->n_kernels] = params;
+	k->n_kernels++;
 	return KF_OK;
 }
 
@@ -371,10 +427,13 @@ static enum kf_status find_kernels(struct kf_kfile *k, const char *code, size_t 
 		}
 		for (size_t g = after; !st && g < end && re_match(RE_GLOBAL, code, end, g, mg);) {
 			PCRE2_SIZE *og = pcre2_get_ovector_pointer(mg);
-			char *name = name_after_global(code, len, og[1]);
+			char *params = NULL;
+			char *name = name_after_global(code, len, og[1], &params);
 			g = og[1];
 			if (name)
-				st = add_kernel(k, name, err);
+				st = add_kernel(k, name, params, err);
+			else
+				free(params);
 		}
 	}
 out:
@@ -767,6 +826,164 @@ static enum kf_status check_expr(const struct kf_kfile *k, const struct kf_task 
 	return KF_OK;
 }
 
+/* What a kernel parameter or a directive argument is, as far as the launch is concerned. */
+enum pclass { PC_UNKNOWN, PC_MACRO, PC_PTR, PC_I32, PC_I64, PC_F32, PC_F64 };
+
+static const char *pclass_name(enum pclass c)
+{
+	switch (c) {
+	case PC_PTR: return "a device pointer";
+	case PC_I32: return "an int (4 bytes)";
+	case PC_I64: return "a long long (8 bytes)";
+	case PC_F32: return "a float";
+	case PC_F64: return "a double";
+	default: return "something else";
+	}
+}
+
+static bool is_type_word(const char *w, size_t n)
+{
+	static const char *const words[] = {"int", "long", "short", "char", "float", "double", "unsigned", "signed",
+					    "bool", "void"};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == n && !strncmp(w, words[i], n))
+			return true;
+	return false;
+}
+
+/* Classifies one parameter declaration ("const float *__restrict__ x", "int N", "long long n").
+ * Unknown types (typedefs, __half, structs) are PC_UNKNOWN and never cause an error; a lone unknown
+ * word is PC_MACRO (a macro may stand for several parameters, so counts cannot be trusted). */
+static enum pclass classify_param(const char *d, size_t n)
+{
+	static const char *const quals[] = {"const", "volatile", "__restrict__", "__restrict", "restrict", "register",
+					    "std"};
+	static const struct {
+		const char *type;
+		enum pclass c;
+	} types[] = {
+		{"int", PC_I32}, {"signed", PC_I32}, {"signed int", PC_I32}, {"unsigned", PC_I32},
+		{"unsigned int", PC_I32}, {"int32_t", PC_I32}, {"uint32_t", PC_I32},
+		{"long", PC_I64}, {"long int", PC_I64}, {"unsigned long", PC_I64}, {"long long", PC_I64},
+		{"long long int", PC_I64}, {"unsigned long long", PC_I64}, {"unsigned long long int", PC_I64},
+		{"int64_t", PC_I64}, {"uint64_t", PC_I64}, {"size_t", PC_I64}, {"ptrdiff_t", PC_I64},
+		{"float", PC_F32}, {"double", PC_F64},
+	};
+	const char *tok[16];
+	size_t tlen[16], nt = 0;
+	char type[128];
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i] == '*' || d[i] == '[' || d[i] == '&')
+			return PC_PTR;
+	for (size_t i = 0; i < n;) {
+		if (is_id(d[i]) && !(d[i] >= '0' && d[i] <= '9')) {
+			size_t a = i;
+			bool q = false;
+			while (i < n && is_id(d[i]))
+				i++;
+			for (size_t k = 0; k < KF_ARRAY_SIZE(quals); k++)
+				q |= strlen(quals[k]) == i - a && !strncmp(d + a, quals[k], i - a);
+			if (!q) {
+				if (nt == KF_ARRAY_SIZE(tok))
+					return PC_UNKNOWN;
+				tok[nt] = d + a, tlen[nt++] = i - a;
+			}
+		} else {
+			i++;
+		}
+	}
+	if (nt == 0)
+		return PC_UNKNOWN;
+	if (nt == 1 && !is_type_word(tok[0], tlen[0])) {
+		for (size_t k = 0; k < KF_ARRAY_SIZE(types); k++)
+			if (strlen(types[k].type) == tlen[0] && !strncmp(tok[0], types[k].type, tlen[0]))
+				return types[k].c; /* a prototype without a name: "size_t" */
+		return PC_MACRO;
+	}
+	if (nt >= 2 && !is_type_word(tok[nt - 1], tlen[nt - 1]))
+		nt--; /* the parameter's name */
+	for (size_t i = 0; i < nt; i++) {
+		int w = snprintf(type + used, sizeof(type) - used, "%s%.*s", i ? " " : "", (int)tlen[i], tok[i]);
+		if (w < 0 || (size_t)w >= sizeof(type) - used)
+			return PC_UNKNOWN;
+		used += (size_t)w;
+	}
+	for (size_t k = 0; k < KF_ARRAY_SIZE(types); k++)
+		if (!strcmp(type, types[k].type))
+			return types[k].c;
+	return PC_UNKNOWN;
+}
+
+static enum pclass arg_class(const struct kf_task *t, const struct kf_arg *a)
+{
+	switch (a->kind) {
+	case KF_ARG_TENSOR:
+	case KF_ARG_SCRATCH:
+		return PC_PTR;
+	case KF_ARG_DIM_INT:
+	case KF_ARG_LITERAL:
+		return PC_I32;
+	case KF_ARG_DIM_LONG:
+		return PC_I64;
+	case KF_ARG_PARAM:
+		switch (t->params[a->index].dtype) {
+		case KF_DTYPE_F32: return PC_F32;
+		case KF_DTYPE_F64: return PC_F64;
+		case KF_DTYPE_I32: return PC_I32;
+		default: return PC_I64;
+		}
+	default:
+		return PC_UNKNOWN;
+	}
+}
+
+/* Checks a bound launch against its kernel's parameter list (when readable). */
+static enum kf_status check_signature(const struct kf_kfile *k, const struct kf_task *t, const struct kf_launch *l,
+				      const char *params, struct kf_err *err)
+{
+	size_t starts[KF_PLAN_MAX_ARGS + 1], lens[KF_PLAN_MAX_ARGS + 1], n = 0, a = 0;
+	int depth = 0;
+	size_t len = strlen(params);
+
+	if (!len || !strcmp(params, "void")) {
+		n = 0;
+	} else {
+		for (size_t i = 0; i <= len; i++) {
+			char c = params[i];
+			if (c == '(' || c == '<' || c == '[' || c == '{')
+				depth++;
+			else if (c == ')' || c == '>' || c == ']' || c == '}')
+				depth--;
+			if (c == '\0' || (c == ',' && depth == 0)) {
+				if (n > KF_PLAN_MAX_ARGS)
+					return KF_OK; /* more than any launch can pass: leave it to the compiler */
+				starts[n] = a, lens[n] = i - a, n++;
+				a = i + 1;
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			if (classify_param(params + starts[i], lens[i]) == PC_MACRO)
+				return KF_OK;
+	}
+	if (n != l->n_args)
+		return line_err(k, l->line, err, KF_ERR_INVALID,
+				"kernel '%s' takes %zu parameter%s but the directive passes %zu argument%s", l->kernel, n,
+				n == 1 ? "" : "s", l->n_args, l->n_args == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		enum pclass want = classify_param(params + starts[i], lens[i]);
+		enum pclass have = arg_class(t, &l->args[i]);
+		if (want == PC_UNKNOWN || have == PC_UNKNOWN || want == have)
+			continue;
+		return line_err(k, l->line, err, KF_ERR_INVALID,
+				"args[%zu]: '%s' is passed as %s but parameter %zu of '%s' is '%.*s' (%s)", i,
+				l->args[i].name, pclass_name(have), i + 1, l->kernel, (int)lens[i],
+				params + starts[i] + (params[starts[i]] == ' '), pclass_name(want));
+	}
+	return KF_OK;
+}
+
 enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct kf_err *err)
 {
 	enum kf_status st;
@@ -788,8 +1005,12 @@ enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct
 	for (size_t li = 0; li < k->n_launches; li++) {
 		struct kf_launch *l = &k->launches[li];
 		bool found = false;
-		for (size_t i = 0; i < k->n_kernels && !found; i++)
+		const char *params = NULL;
+		for (size_t i = 0; i < k->n_kernels && !found; i++) {
 			found = !strcmp(k->kernels[i], l->kernel);
+			if (found)
+				params = k->kernel_params[i];
+		}
 		if (!found)
 			return line_err(k, l->line, err, KF_ERR_INVALID,
 					"unknown kernel '%s': no extern \"C\" __global__ function of that name in the file",
@@ -831,6 +1052,8 @@ enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct
 			}
 			a->index = idx;
 		}
+		if (params && (st = check_signature(k, t, l, params, err)))
+			return st;
 	}
 	return KF_OK;
 }

@@ -52,6 +52,10 @@ struct kf_kfile {
 	struct kf_scratch *scratch;
 	size_t n_kernels;
 	char **kernels; /* names of the extern "C" __global__ functions found in the source */
+	/* Parallel to kernels: the text of each kernel's parameter list (between the parentheses, comments
+	 * removed, whitespace collapsed), or NULL when it could not be read (macros, #if inside). Binding
+	 * checks the directive's arguments against it: count, and pointer/int/long long/float/double. */
+	char **kernel_params;
 };
 
 /* Parses directives. A malformed directive is KF_ERR_INVALID with "PATH:LINE: ..." (an invalid_launch
@@ -62,7 +66,10 @@ enum kf_status kf_kfile_load(const char *path, struct kf_kfile **out, struct kf_
 void kf_kfile_free(struct kf_kfile *k);
 
 /* Resolves every name against the task (tensors, scratch, dims, params), checks every launched kernel
- * is an extern "C" __global__ function of the file and expressions name only dims.
+ * is an extern "C" __global__ function of the file and expressions name only dims. Where the kernel's
+ * parameter list is readable, the number of arguments must match it and each argument must match its
+ * parameter's kind (pointer for tensors and scratch, int for dims and literals, long long for long(D),
+ * the param's own type): a mismatch would make the launch read garbage.
  * Errors: KF_ERR_INVALID "PATH:LINE: unknown argument 'q'". */
 enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct kf_err *err);
 
