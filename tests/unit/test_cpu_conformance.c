@@ -23,10 +23,8 @@ static char *const msg = msgbuf;
 static int mod_fd = -1;
 
 /* Compiles tests/cpu/NAME.cu and loads it into the cpu backend; false (with a FAIL) on any error. */
-static bool mod_open(const char *name, uint64_t seed, bool sanitize)
+static bool mod_open_path(const char *path, uint64_t seed, bool sanitize)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "tests/cpu/%s.cu", name);
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_kfile *k = NULL;
 	if (kf_kfile_load(path, &k, &err) != KF_OK) {
@@ -57,6 +55,13 @@ static bool mod_open(const char *name, uint64_t seed, bool sanitize)
 	kf_compiled_free(c);
 	kf_kfile_free(k);
 	return ok;
+}
+
+static bool mod_open(const char *name, uint64_t seed, bool sanitize)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "tests/cpu/%s.cu", name);
+	return mod_open_path(path, seed, sanitize);
 }
 
 static enum kf_status mod_run(const char *kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
@@ -605,6 +610,66 @@ static void test_coop_groups(void)
 	mod_close();
 }
 
+/* The example tasks' reference kernels (tasks/examples) against host C, at one odd shape each. */
+static void test_example_references(void)
+{
+	if (mod_open_path("tasks/examples/vector_add_f32/reference.cu", 3, false)) {
+		int n = 1000;
+		float *a = dmem(n * 4), *b = dmem(n * 4), *c = dmem(n * 4);
+		for (int i = 0; i < n; i++) {
+			a[i] = rndf(-3, 3);
+			b[i] = rndf(-3, 3);
+		}
+		void *args[] = {&a, &b, &c, &n};
+		CHECKF(mod_run("vector_add", (n + 255) / 256, 1, 1, 256, 1, 1, 0, args) == KF_OK, "%s", msg);
+		int bad = 0;
+		for (int i = 0; i < n; i++)
+			bad += c[i] != a[i] + b[i];
+		CHECK_EQ_INT(bad, 0);
+		mod_close();
+	}
+	if (mod_open_path("tasks/examples/softmax_rows_f32/reference.cu", 3, false)) {
+		int B = 5, N = 1001;
+		float *x = dmem(B * N * 4), *y = dmem(B * N * 4);
+		for (int i = 0; i < B * N; i++)
+			x[i] = rndf(-10, 10);
+		void *args[] = {&x, &y, &B, &N};
+		CHECKF(mod_run("softmax_rows", B, 1, 1, 256, 1, 1, 256 * 4, args) == KF_OK, "%s", msg);
+		int bad = 0;
+		for (int r = 0; r < B; r++) {
+			double m = -1e30, s = 0;
+			for (int i = 0; i < N; i++)
+				m = fmax(m, x[r * N + i]);
+			for (int i = 0; i < N; i++)
+				s += exp(x[r * N + i] - m);
+			for (int i = 0; i < N; i++)
+				bad += !(fabs(y[r * N + i] - exp(x[r * N + i] - m) / s) <= 1e-6);
+		}
+		CHECK_EQ_INT(bad, 0);
+		mod_close();
+	}
+	if (mod_open_path("tasks/examples/matmul_f32/reference.cu", 3, false)) {
+		int M = 37, N = 45, K = 29;
+		float *A = dmem(M * K * 4), *B = dmem(K * N * 4), *C = dmem(M * N * 4);
+		for (int i = 0; i < M * K; i++)
+			A[i] = rndf(-1, 1);
+		for (int i = 0; i < K * N; i++)
+			B[i] = rndf(-1, 1);
+		void *args[] = {&A, &B, &C, &M, &N, &K};
+		CHECKF(mod_run("matmul", (N + 15) / 16, (M + 15) / 16, 1, 16, 16, 1, 0, args) == KF_OK, "%s", msg);
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int k = 0; k < K; k++)
+					s += (double)A[i * K + k] * B[k * N + j];
+				bad += !(fabs(C[i * N + j] - s) <= 1e-4);
+			}
+		CHECK_EQ_INT(bad, 0);
+		mod_close();
+	}
+}
+
 static void test_llm_style(void)
 {
 	if (!mod_open("llm_style", 77, false))
@@ -846,7 +911,7 @@ static void test_sanitize_oob(void)
 KF_TEST_MAIN(TEST(test_vadd), TEST(test_grid3d), TEST(test_shared_reduce), TEST(test_dyn_smem),
 	     TEST(test_sync_count), TEST(test_warp_shfl), TEST(test_warp_vote), TEST(test_warp_reduce),
 	     TEST(test_atomics), TEST(test_fence_last_block), TEST(test_math), TEST(test_intrinsics),
-	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals), TEST(test_coop_groups), TEST(test_llm_style),
+	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals), TEST(test_coop_groups), TEST(test_llm_style), TEST(test_example_references),
 	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier),
 	     TEST(test_launch_limits), TEST(test_scan_unsupported), TEST(test_compile_error_line),
 	     TEST(test_sanitize_oob))
