@@ -58,7 +58,7 @@ struct kf_cu_api {
 
 extern struct kf_cu_api kf_cu;
 
-/* dlopen("libcuda.so.1"), dlsym cuInit and cuGetProcAddress_v2 only, cuInit(0), then every other entry
+/* dlopen("libcuda.so.1") (else "libcuda.so": the stub's name), dlsym cuInit and cuGetProcAddress_v2 only, cuInit(0), then every other entry
  * point through cuGetProcAddress at KF_CU_ABI. "No GPU" (no library, the stub driver (34), no device
  * (100), a driver mismatch (803)) is KF_ERR_UNAVAILABLE with a reason in msg; a driver that lacks an
  * entry point is KF_ERR_UNAVAILABLE too. Idempotent. */

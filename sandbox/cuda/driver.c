@@ -1,4 +1,5 @@
-/* Loading the CUDA driver without linking it: dlopen("libcuda.so.1"), dlsym of cuInit and
+/* Loading the CUDA driver without linking it: dlopen("libcuda.so.1") (else "libcuda.so", which names
+ * the toolkit's stub when that is all there is), dlsym of cuInit and
  * cuGetProcAddress_v2 only, and every other entry point from cuGetProcAddress at the CUDA 13.0 ABI
  * (a plain dlsym would return the oldest ABI of a versioned function). Also error names, and which
  * errors leave the context broken for good. */
@@ -99,8 +100,8 @@ static void explain_init(CUresult r, char *msg, size_t msg_len)
 	const char *name = kf_cu_error_name(r);
 	switch ((int)r) {
 	case 34:
-		snprintf(msg, msg_len, "CUDA driver is a stub (cuInit returned 34 %s): libcuda.so.1 is the toolkit's "
-				       "stubs/libcuda.so, not a real driver", name);
+		snprintf(msg, msg_len, "CUDA driver is a stub (cuInit returned 34 %s): the libcuda on the loader path "
+				       "is the toolkit's stubs/libcuda.so, not a real driver", name);
 		break;
 	case 100:
 		snprintf(msg, msg_len, "no CUDA device (cuInit returned 100 %s)", name);
@@ -166,8 +167,15 @@ enum kf_status kf_cu_load(char *msg, size_t msg_len)
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		const char *e = dlerror();
-		snprintf(msg, msg_len, "no CUDA driver: %s", e ? e : "libcuda.so.1: cannot be loaded");
-		return KF_ERR_UNAVAILABLE;
+		char first[400];
+		snprintf(first, sizeof(first), "%s", e ? e : "libcuda.so.1: cannot be loaded");
+		/* A driver always installs libcuda.so.1; a bare libcuda.so on the path is almost always the
+		 * toolkit's stub (LD_LIBRARY_PATH=.../lib64/stubs), and loading it lets cuInit say so (34). */
+		lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+		if (!lib) {
+			snprintf(msg, msg_len, "no CUDA driver: %s", first);
+			return KF_ERR_UNAVAILABLE;
+		}
 	}
 	/* The two symbols ARCHITECTURE.md allows dlsym for; cuGetProcAddress_v2 is the CUDA 12+ form
 	 * that reports whether the symbol was found. A function pointer from dlsym needs this cast. */

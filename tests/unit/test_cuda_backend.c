@@ -99,6 +99,13 @@ static void test_probe_stub_driver(void)
 	CHECK_CONTAINS(out, "stub");
 	CHECK_CONTAINS(out, "34");
 	CHECK_CONTAINS(out, "CUDA_ERROR_STUB_LIBRARY");
+
+	/* the stubs folder itself on the path (it holds only libcuda.so): still recognized as the stub */
+	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs '%s' --probe cuda 2>/dev/null",
+		 worker_path());
+	rc = run_cmd(cmd, out, sizeof(out_buf));
+	CHECK_EQ_INT(rc, 4);
+	CHECK_CONTAINS(out, "reason=CUDA driver is a stub (cuInit returned 34 CUDA_ERROR_STUB_LIBRARY)");
 }
 
 static void test_error_names(void)
