@@ -396,8 +396,13 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	if (st != KF_OK)
 		return st;
 	char cache[4096], shim[4200], work[4200];
-	if ((st = kf_cache_dir(opts ? opts->cache_dir : NULL, cache, sizeof(cache), err)) != KF_OK)
-		return st;
+	if (kf_cache_dir(opts ? opts->cache_dir : NULL, cache, sizeof(cache), NULL) != KF_OK) {
+		/* no usable cache folder (no HOME, read-only): the shim and the build still need a place */
+		const char *tmp = getenv("TMPDIR");
+		snprintf(cache, sizeof(cache), "%s/kforge-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid());
+		if ((st = mkdir_p(cache, err)) != KF_OK)
+			return st;
+	}
 	if ((st = shim_extract(cache, shim, sizeof(shim), err)) != KF_OK)
 		return st;
 	struct kf_buf tu = KF_BUF_INIT(PREPASS_MAX);
