@@ -693,6 +693,8 @@ static enum kf_status parse_line(struct kf_kfile *k, int line, const char *ls, s
 		in_comment = cm[j] && !memcmp(ls + j, "kforge:", 7);
 	if (!in_comment)
 		return KF_OK;
+	if (line == 1 && n >= 3 && !memcmp(ls, "\xEF\xBB\xBF", 3))
+		i = 3; /* a UTF-8 byte-order mark some editors write */
 	while (i < n && (ls[i] == ' ' || ls[i] == '\t'))
 		i++;
 	if (!(i + 1 < n && ls[i] == '/' && ls[i + 1] == '/' && cm[i]))

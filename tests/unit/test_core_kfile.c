@@ -381,6 +381,23 @@ static void test_plan_limits(void)
 	}
 }
 
+/* Windows line endings and a UTF-8 byte-order mark are not errors. */
+static void test_crlf_bom(void)
+{
+	const char *src = "\xEF\xBB\xBF// kforge:launch k grid=(cdiv(N, 256)) block=(256) args=(x, N)\r\n"
+			  "extern \"C\" __global__ void k(const float *x, int n)\r\n{\r\n}\r\n";
+	struct kf_kfile *k = NULL;
+	struct kf_err err;
+	CHECKF(parse(src, &k, &err) == KF_OK, "%s", err.msg);
+	if (k) {
+		CHECK_STR(k->launches[0].args[1].name, "N");
+		CHECK_EQ_INT(k->n_kernels, 1);
+		if (task)
+			CHECKF(kf_kfile_bind(k, task, &err) == KF_OK, "%s", err.msg);
+		kf_kfile_free(k);
+	}
+}
+
 static void test_load(void)
 {
 	struct kf_kfile *k = NULL;
@@ -436,4 +453,4 @@ static void test_teardown(void)
 }
 
 KF_TEST_MAIN(TEST(test_setup), TEST(test_parse_good), TEST(test_parse_bad), TEST(test_bind), TEST(test_signature_lenient), TEST(test_plan),
-	     TEST(test_plan_limits), TEST(test_load), TEST(test_random_mutations), TEST(test_teardown))
+	     TEST(test_plan_limits), TEST(test_crlf_bom), TEST(test_load), TEST(test_random_mutations), TEST(test_teardown))
