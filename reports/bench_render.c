@@ -256,7 +256,7 @@ enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *
 static enum kf_status chart_fast_p(struct kf_buf *b, const struct kf_bench_metrics *m)
 {
 	struct kf_series s[2] = {{"fast_p", m->n_p, m->p, m->fast},
-				 {"fast_p (interval above p)", m->n_p, m->p, m->fast_sig}};
+				 {"significant", m->n_p, m->p, m->fast_sig}};
 	struct kf_chart_opts o = {.title = m->cpu_clock ? "fast_p over p (CPU times)" : "fast_p over p",
 				  .xlabel = "p (speedup threshold)",
 				  .ylabel = "fraction of all tasks"};
