@@ -329,6 +329,14 @@ static const char *clock_label(const struct rr_facts *f)
 	return "not timed";
 }
 
+static void provider_model(const struct rr *x, char *b, size_t n)
+{
+	if (!x->provider[0] && !x->model[0])
+		snprintf(b, n, "none (no LLM: kernels evaluated as given)");
+	else
+		snprintf(b, n, "%s / %s", x->provider, x->model);
+}
+
 static void fmt_speedup(char *b, size_t n, double s)
 {
 	if (s > 0)
@@ -403,13 +411,13 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 	ADD("\n| strategy |");
 	CELL(x->strategy);
 	ADD("\n| provider / model |");
-	snprintf(tmp, sizeof(tmp), "%s / %s", x->provider, x->model);
+	provider_model(x, tmp, sizeof(tmp));
 	CELL(tmp);
 	ADD("\n| backend |");
 	CELL(x->backend);
 	ADD("\n| clock |");
 	CELL(clock_label(f));
-	ADD("\n| seed | %lld |\n", (long long)x->run.seed);
+	ADD("\n| seed | %llu |\n", (unsigned long long)(uint64_t)x->run.seed);
 	ADD("| budgets | calls %lld, tokens %lld, USD %.2f, time %.0f s (0: none) |\n", (long long)x->run.budget_calls,
 	    (long long)x->run.budget_tokens, x->run.budget_usd, x->run.budget_time_s);
 	ADD("| spend | %lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s |\n", (long long)x->run.n_calls,
@@ -525,7 +533,7 @@ static enum kf_status chart_progress(const struct rr *x, struct kf_buf *b)
 		}
 	}
 	if (m) {
-		struct kf_series s = {"best verified speedup", m, px, py};
+		struct kf_series s = {"best so far", m, px, py};
 		struct kf_chart_opts o = {.title = "Search progress: best verified speedup so far",
 					  .xlabel = "candidate",
 					  .ylabel = "speedup (x)",
@@ -577,14 +585,14 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		st = h_row(b, "status", x->status);
 	if (!st)
 		st = h_row(b, "strategy", x->strategy);
-	snprintf(tmp, sizeof(tmp), "%s / %s", x->provider, x->model);
+	provider_model(x, tmp, sizeof(tmp));
 	if (!st)
 		st = h_row(b, "provider / model", tmp);
 	if (!st)
 		st = h_row(b, "backend", x->backend);
 	if (!st)
 		st = h_row(b, "clock", clock_label(f));
-	snprintf(tmp, sizeof(tmp), "%lld", (long long)x->run.seed);
+	snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)(uint64_t)x->run.seed);
 	if (!st)
 		st = h_row(b, "seed", tmp);
 	snprintf(tmp, sizeof(tmp), "calls %lld, tokens %lld, USD %.2f, time %.0f s (0: none)",
