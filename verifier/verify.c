@@ -391,6 +391,20 @@ static enum kf_status run_reference(struct vctx *c, struct vshape *v, const stru
 	return st;
 }
 
+/* NMSE under which a large-magnitude case passes despite elementwise misses: about the square of a
+ * few hundred ulps of the dtype, far below what a wrong kernel gives (a flipped sign, a dropped term,
+ * a lower-precision accumulator all give NMSE >= 1e-4). */
+static double large_nmse_bound(enum kf_dtype dt)
+{
+	switch (dt) {
+	case KF_DTYPE_F64: return 1e-12;
+	case KF_DTYPE_F32: return 1e-8;
+	case KF_DTYPE_F16: return 1e-5;
+	case KF_DTYPE_BF16: return 1e-4;
+	default: return 0; /* integers: exact */
+	}
+}
+
 /* ---- candidate checks -------------------------------------------------------------------------- */
 
 struct outcome {
@@ -470,6 +484,14 @@ static void check_step(struct vctx *c, const struct vshape *v, const struct kf_p
 			continue;
 		tol = kf_task_tolerance(t, te->dtype);
 		kf_compare(arena + L->out_off[b] + KF_GUARD_BYTES, v->ref[k][b], te->dtype, (size_t)v->numel[b], &tol, &cmp);
+		/* Large-magnitude inputs exist to expose overflow (exp without max subtraction, narrow
+		 * accumulators), which shows as NaN/Inf or as gross error. They also make many operators
+		 * ill-conditioned (attention logits in the thousands, sums that cancel), where a correct kernel
+		 * that adds in another order misses an elementwise bound on a few elements. So for that
+		 * distribution only, a tensor with NaN/Inf parity whose whole-tensor NMSE is tiny passes. */
+		if (v->cases[k].dist == KF_INPUT_LARGE && cmp.verdict == KF_VERDICT_WRONG_OUTPUT &&
+		    cmp.nmse <= large_nmse_bound(te->dtype))
+			cmp.verdict = KF_VERDICT_PASS;
 		if (cmp.max_abs > o->cmp.max_abs)
 			o->cmp.max_abs = cmp.max_abs;
 		if (cmp.max_rel > o->cmp.max_rel)
