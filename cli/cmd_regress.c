@@ -272,8 +272,10 @@ static void check_verify(struct run *r, size_t idx, bool compiles, const struct 
 			 vr->reason);
 	} else {
 		c->status = KF_JUNIT_FAIL;
-		snprintf(c->message, sizeof(c->message), "%s: %s (seed %llu)", kf_verdict_name(vr->status), vr->reason,
-			 (unsigned long long)vr->seed);
+		const char *v = kf_verdict_name(vr->status);
+		bool named = !strncmp(vr->reason, v, strlen(v)); /* the verifier's reason usually opens with it */
+		snprintf(c->message, sizeof(c->message), "%s%s%s (seed %llu)", named ? "" : v, named ? "" : ": ",
+			 vr->reason, (unsigned long long)vr->seed);
 		if (vr->compile_log && vr->compile_log[0])
 			kf_buf_add_truncated(&c->detail, vr->compile_log, strlen(vr->compile_log));
 		for (size_t i = 0; i < vr->n_shapes; i++) {
