@@ -2,7 +2,8 @@
 # The GPU checks of kforge in one run, for a machine with an NVIDIA GPU (CI has none; see README.md):
 # smoke (compile, load, launch, read back), `verify --backend cuda` on every example task and the hack
 # corpus, `profile` on the examples, a sticky fault followed by a good kernel, hardware counters through
-# the range profiler (kforge-worker --metrics-selftest), and cpu-vs-cuda verdicts.
+# the range profiler (kforge-worker --metrics-selftest), kforge regress (a 10% slowdown fails, noise
+# never does), and cpu-vs-cuda verdicts.
 # Writes device-check.json (the summary) and device-check.log to OUTDIR; exits 0 when all held, 1 on any
 # mismatch, 3 when kforge cannot be built or run there, 4 when there is no usable GPU. Under 5 minutes.
 #
@@ -162,7 +163,7 @@ else
 fi
 cat "$tmp/c.json" "$tmp/c.err" >>"$log" 2>/dev/null
 read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$ex/vector_add_f32/reference.cu" "$G")
-[ "$st" = pass ] && [ "$rc" = 0 ] && record smoke-verify pass "vector_add_f32 reference on the GPU" ||
+[ "$st" = pass ] && [ "$rc" = 0 ] && record smoke-verify pass "vector_add_f32 reference on the $G backend" ||
 	record smoke-verify fail "vector_add_f32 reference: $st (exit $rc)"
 
 # 2. every example and verifier task's reference passes on the GPU
@@ -170,7 +171,7 @@ for t in "$ex"/*/task.json "$D"/vtasks/*/task.json; do
 	[ -f "$t" ] || continue
 	out_of_time && { record "reference $(dirname "$t")" skip "out of time"; continue; }
 	read -r st rc < <(verdict "$t" "$(dirname "$t")/reference.cu" "$G")
-	[ "$st" = pass ] && [ "$rc" = 0 ] && record "reference $(dirname "$t")" pass "pass on cuda" ||
+	[ "$st" = pass ] && [ "$rc" = 0 ] && record "reference $(dirname "$t")" pass "pass on $G" ||
 		record "reference $(dirname "$t")" fail "$st (exit $rc)"
 done
 
@@ -246,6 +247,69 @@ if [ "$G" = cuda ]; then
 		record validate-metrics fail "$(tr '\n' ' ' <"$tmp/v.txt")"
 fi
 
+# ---- 8. kforge regress (section owned by the regress command; see docs/ci.md) -------------------------
+#    Record a baseline for a compute-bound kernel (tests/data/regress/spin_add.cu) with --update-baselines,
+#    re-run the unchanged kernel five times (noise alone must never fail), then swap in the copy slowed by
+#    10% on purpose (spin_add_slow.cu), which must fail. Writes nothing under OUTDIR but the log.
+regress_run() { # NAME ARGS... -> exit code in $reg_rc, JSON in $tmp/reg/out.json
+	local name=$1; shift
+	timeout 150 "$K" regress "$tmp/reg/manifest.json" --backend "$G" --json "$@" >"$tmp/reg/out.json" 2>"$tmp/reg/err"
+	reg_rc=$?
+	{ echo "== regress ($name) $* -> exit $reg_rc"; head -c 4000 "$tmp/reg/out.json"; head -c 1000 "$tmp/reg/err"; } >>"$log"
+}
+regress_timing() { # -> "STATUS RESULT CHANGE_PCT CI_LO CI_HI" of the timing check
+	python3 - "$tmp/reg/out.json" <<'PY' 2>/dev/null || echo "none none nan nan nan"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [c for c in d["kernels"][0]["checks"] if c["check"] == "timing"][0]
+f = lambda k: "%.2f" % t[k] if k in t else "nan"
+print(t["status"], t.get("result", "none"), f("change_pct"), f("change_lo_pct"), f("change_hi_pct"))
+PY
+}
+mkdir -p "$tmp/reg"
+cp tests/data/regress/spin_add.cu "$tmp/reg/kernel.cu"
+printf '{"format": "kforge-manifest/1", "kernels": [{"name": "spin_add", "task": "%s", "kernel": "kernel.cu"}]}\n' \
+	"$top/tasks/examples/vector_add_f32/task.json" >"$tmp/reg/manifest.json"
+if out_of_time; then
+	record regress-gpu skip "out of time"
+elif [ "$G" != cuda ]; then
+	cp "$ex/vector_add_f32/reference.cu" "$tmp/reg/kernel.cu" # spin_add.cu's inline asm is GPU-only
+	regress_run dry
+	read -r st res _ < <(regress_timing)
+	[ "$reg_rc" = 0 ] && [ "$st" = skip ] && record regress-dry pass "cpu: verified, timing skipped (not passed)" ||
+		record regress-dry fail "exit $reg_rc, timing $st"
+else
+	regress_run record --update-baselines
+	base=$(python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernels"][0]; print(k["baselines"][sys.argv[2]]["median_us"])' \
+		"$tmp/reg/manifest.json" "$arch" 2>/dev/null)
+	if [ "$reg_rc" = 0 ] && [ -n "$base" ]; then
+		record regress-record pass "baseline ${base} us for $arch"
+		cat "$tmp/reg/manifest.json" >>"$log"
+		for i in 1 2 3 4 5; do
+			out_of_time && { record "regress-unchanged-$i" skip "out of time"; continue; }
+			regress_run "unchanged $i"
+			read -r st res chg lo hi < <(regress_timing)
+			if [ "$reg_rc" = 0 ] && [ "$st" = pass ]; then
+				record "regress-unchanged-$i" pass "$res: ${chg}% (95% CI ${lo}..${hi}%)"
+			else
+				record "regress-unchanged-$i" fail "exit $reg_rc, timing $st $res: ${chg}% (95% CI ${lo}..${hi}%)"
+			fi
+		done
+		cp tests/data/regress/spin_add_slow.cu "$tmp/reg/kernel.cu"
+		regress_run "slowed 10%" --junit "$tmp/reg/junit.xml"
+		read -r st res chg lo hi < <(regress_timing)
+		nfail=$(python3 -c 'import sys, xml.etree.ElementTree as E; print(len(list(E.parse(sys.argv[1]).iter("failure"))))' \
+			"$tmp/reg/junit.xml" 2>/dev/null)
+		if [ "$reg_rc" = 1 ] && [ "$st" = fail ] && [ "$res" = regression ] && [ "$nfail" = 1 ]; then
+			record regress-slowed-10pct pass "failed as it must: ${chg}% (95% CI ${lo}..${hi}%)"
+		else
+			record regress-slowed-10pct fail "exit $reg_rc, timing $st $res, $nfail JUnit failures: ${chg}% (95% CI ${lo}..${hi}%)"
+		fi
+	else
+		record regress-record fail "exit $reg_rc: $(head -c 300 "$tmp/reg/err")"
+	fi
+fi
+
 # 6. cpu and cuda verdicts agree on the same kernels (the cpu backend stands in for the GPU in CI).
 #    The cpu runs go in parallel; cuda verdicts from steps 2 and 3 are reused.
 pairs=$tmp/pairs
@@ -302,6 +366,8 @@ failed=$(awk -F'\t' '$2 == "fail"' "$results" | wc -l)
 code=0
 [ "$failed" -gt 0 ] && code=1
 reason=$([ "$code" = 0 ] && echo "all checks held" || echo "$failed checks failed")
+late=$(awk -F'\t' '$2 == "skip" && $3 == "out of time"' "$results" | wc -l)
+[ "$late" -gt 0 ] && reason="$reason; $late not run for lack of time (DEVICE_CHECK_BUDGET_S=$budget_s)"
 [ "$G" != cuda ] && reason="dry_run on the $G backend: $reason"
 summary "$code" "$([ "$G" = cuda ] && echo true || echo false)" "$reason"
 exit "$code"
