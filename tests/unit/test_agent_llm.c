@@ -61,8 +61,14 @@ static bool server_start(void)
 		_exit(127);
 	}
 	atexit(server_stop);
-	for (int i = 0; i < 200; i++) { /* python starts in well under 10 s even under load */
+	/* Python starts in under a second on an idle machine; a CI box running other suites may take far
+	 * longer, so wait up to 60 s but give up at once if the child died. */
+	for (int i = 0; i < 1200; i++) {
 		FILE *f = fopen(port_file, "r");
+		if (waitpid(srv_pid, NULL, WNOHANG) == srv_pid) {
+			srv_pid = 0;
+			return false;
+		}
 		if (f) {
 			int ok = fscanf(f, "%d", &srv_port);
 			fclose(f);
@@ -77,6 +83,15 @@ static bool server_start(void)
 	return false;
 }
 
+/* Tests that need the server fail once, not with a cascade, when it could not start. */
+#define NEED_SERVER()                                                                                   \
+	do {                                                                                            \
+		if (!server_start()) {                                                                  \
+			CHECKF(0, "the LLM test server is not running");                                \
+			return;                                                                         \
+		}                                                                                       \
+	} while (0)
+
 static size_t sink(char *p, size_t s, size_t n, void *u)
 {
 	(void)p;
@@ -89,7 +104,7 @@ static bool server_script(const char *json)
 	char url[128];
 	long code = 0;
 	CURL *e;
-	if (!server_start())
+	if (!server_start() || !srv_port)
 		return false;
 	e = curl_easy_init();
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/_control/script", srv_port);
@@ -225,6 +240,7 @@ static const char *jstr(const cJSON *o, const char *path)
 
 static void test_openai_exchange(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
@@ -265,6 +281,7 @@ static void test_openai_exchange(void)
 
 static void test_anthropic_exchange(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
@@ -298,6 +315,7 @@ static void test_anthropic_exchange(void)
 
 static void test_token_field_and_prices(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
@@ -359,6 +377,7 @@ static void test_token_field_and_prices(void)
 
 static void test_retry_429_retry_after(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
@@ -379,7 +398,7 @@ static void test_retry_429_retry_after(void)
 		double gap = jnum(log, "1.t_start") - jnum(log, "0.t_end");
 		CHECKF(gap >= 0.95 && gap < 2.5, "gap %.3f s", gap); /* upper bound loose: a loaded CI box */
 	}
-	CHECKF(wall >= 950 && wall < 2500, "wall %.0f ms", wall);
+	CHECKF(wall >= 950 && wall < 5000, "wall %.0f ms", wall);
 	CHECK_CONTAINS(client_log.data, "http 429");
 	CHECK_CONTAINS(client_log.data, "retry in 1000 ms");
 	cJSON_Delete(log);
@@ -391,13 +410,14 @@ static void test_retry_429_retry_after(void)
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
 		CHECK_EQ_INT(r[0]->attempts, 2);
-		CHECKF(wall >= 190 && wall < 1500, "wall %.0f ms", wall);
+		CHECKF(wall >= 190 && wall < 4000, "wall %.0f ms", wall); /* not the 30 s */
 	}
 	kf_llm_result_free(r[0]);
 }
 
 static void test_retry_after_date_and_should_retry(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
@@ -409,7 +429,7 @@ static void test_retry_after_date_and_should_retry(void)
 	if (r[0]) {
 		CHECK_STR(r[0]->text, "dated");
 		CHECK_EQ_INT(r[0]->attempts, 2);
-		CHECKF(wall >= 900 && wall < 3000, "wall %.0f ms", wall);
+		CHECKF(wall >= 900 && wall < 5000, "wall %.0f ms", wall);
 	}
 	kf_llm_result_free(r[0]);
 	/* the server's x-should-retry overrides the status rules both ways */
@@ -432,6 +452,7 @@ static void test_retry_after_date_and_should_retry(void)
 
 static void test_retry_5xx_then_success(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
@@ -445,7 +466,7 @@ static void test_retry_5xx_then_success(void)
 		CHECK_EQ_INT(r[0]->status, KF_OK);
 		CHECK_EQ_INT(r[0]->attempts, 2);
 		/* no retry-after: first backoff 0.5 s minus up to 25% jitter */
-		CHECKF(wall >= 370 && wall < 1500, "wall %.0f ms", wall);
+		CHECKF(wall >= 370 && wall < 4000, "wall %.0f ms", wall);
 	}
 	kf_llm_result_free(r[0]);
 
@@ -457,7 +478,7 @@ static void test_retry_5xx_then_success(void)
 		CHECK_EQ_INT(r[0]->status, KF_OK);
 		CHECK_STR(r[0]->text, "ok");
 		CHECK_EQ_INT(r[0]->attempts, 2);
-		CHECKF(wall < 2000, "wall %.0f ms", wall);
+		CHECKF(wall < 5000, "wall %.0f ms", wall); /* not the 120 s */
 	}
 	kf_llm_result_free(r[0]);
 	CHECK_CONTAINS(client_log.data, "http 529: overloaded_error");
@@ -481,6 +502,7 @@ static void test_retry_5xx_then_success(void)
 
 static void test_final_errors_not_retried(void)
 {
+	NEED_SERVER();
 	static const char *const scripts[] = {
 		"{\"replies\":[{\"fault\":\"status\",\"status\":400},{\"text\":\"x\"}]}",
 		"{\"replies\":[{\"fault\":\"status\",\"status\":401},{\"text\":\"x\"}]}",
@@ -526,6 +548,7 @@ static void test_final_errors_not_retried(void)
 
 static void test_timeout_then_success(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
@@ -537,7 +560,7 @@ static void test_timeout_then_success(void)
 		CHECK_EQ_INT(r[0]->status, KF_OK);
 		CHECK_STR(r[0]->text, "on time");
 		CHECK_EQ_INT(r[0]->attempts, 2);
-		CHECKF(wall >= 700 && wall < 1900, "wall %.0f ms", wall); /* 400 timeout + ~0.4-0.5 s backoff */
+		CHECKF(wall >= 700 && wall < 5000, "wall %.0f ms", wall); /* 400 timeout + ~0.4-0.5 s backoff */
 	}
 	kf_llm_result_free(r[0]);
 	CHECK_CONTAINS(client_log.data, "no complete reply within 400 ms");
@@ -555,6 +578,7 @@ static void test_timeout_then_success(void)
 
 static void test_broken_bodies(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
@@ -651,10 +675,11 @@ static int max_overlap(const cJSON *log)
 
 static void test_concurrency(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[6];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
-	const char *script = "{\"rules\":[{\"match\":\"kernel\",\"text\":\"r\",\"delay_s\":0.6}]}";
+	const char *script = "{\"rules\":[{\"match\":\"kernel\",\"text\":\"r\",\"delay_s\":0.8}]}";
 	double wall;
 	cJSON *log;
 
@@ -669,7 +694,7 @@ static void test_concurrency(void)
 	log = server_log_n(6);
 	CHECK_EQ_INT(cJSON_GetArraySize(log), 6);
 	CHECK_EQ_INT(max_overlap(log), 3);
-	CHECKF(wall >= 1150 && wall < 2400, "wall %.0f ms (two waves of 0.6 s)", wall);
+	CHECKF(wall >= 1550 && wall < 5000, "wall %.0f ms (two waves of 0.8 s)", wall);
 	cJSON_Delete(log);
 
 	cfg.concurrency = 1;
@@ -679,12 +704,12 @@ static void test_concurrency(void)
 		kf_llm_result_free(r[i]);
 	log = server_log_n(3);
 	CHECK_EQ_INT(max_overlap(log), 1);
-	CHECKF(wall >= 1750, "wall %.0f ms", wall);
+	CHECKF(wall >= 2350, "wall %.0f ms (three of 0.8 s in a row)", wall);
 	cJSON_Delete(log);
 
 	/* A request in backoff does not hold up the others: one 429 (retry-after 1 s) among fast ones. */
 	cfg.concurrency = 4;
-	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"1\"},{\"text\":\"a\"},{\"text\":\"b\"},"
+	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"2\"},{\"text\":\"a\"},{\"text\":\"b\"},"
 			    "{\"text\":\"c\"},{\"text\":\"d\"}]}"));
 	{
 		struct kf_llm_client *c = NULL;
@@ -708,9 +733,9 @@ static void test_concurrency(void)
 			kf_llm_result_free(x);
 		}
 		CHECK_EQ_INT(got, 4);
-		/* the three others finished while the one that got the 429 waited its 1 s */
+		/* the three others finished while the one that got the 429 waited its 2 s */
 		CHECK_EQ_INT(last_attempts, 2);
-		CHECKF(first_three < 1000, "three fast replies took %.0f ms", first_three);
+		CHECKF(first_three < 1900, "three fast replies took %.0f ms", first_three);
 		CHECK_EQ_INT(c ? kf_llm_pending(c) : 1, 0);
 		kf_llm_client_free(c);
 	}
@@ -718,6 +743,7 @@ static void test_concurrency(void)
 
 static void test_key_never_written(void)
 {
+	NEED_SERVER();
 	struct kf_llm_result *r[1];
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
@@ -762,6 +788,7 @@ static void test_key_never_written(void)
 
 static void test_missing_key_and_settings(void)
 {
+	NEED_SERVER();
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_client *c = NULL;
 	struct kf_llm_config cfg = {0};
