@@ -16,7 +16,8 @@ python3 "$TOP/tests/llm_server.py" --port 0 --port-file "$TMP/port" --script "$T
 	--log "$TMP/log.jsonl" >"$TMP/server.out" 2>&1 &
 srv=$!
 trap 'kill $srv 2>/dev/null; wait $srv 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 200); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+# up to 60 s: python starts slowly on a loaded CI box; stop early if it died
+for _ in $(seq 600); do [ -s "$TMP/port" ] && break; kill -0 $srv 2>/dev/null || break; sleep 0.1; done
 port=$(cat "$TMP/port" 2>/dev/null)
 [ -n "$port" ] && ok "server started on port $port" || { bad "server did not start: $(cat "$TMP/server.out")"; finish; exit; }
 base="http://127.0.0.1:$port"
