@@ -458,6 +458,10 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task, 
 		 cmp.regression ? "slower" : cmp.improvement ? "faster" : "within threshold", a, r->dev.arch, bstr,
 		 cmp.change * 100, cmp.change_lo * 100, cmp.change_hi * 100, r->threshold * 100, r->toolchain,
 		 b->toolchain);
+	/* baselines are keyed by arch: an H100 and an H200 are both sm_90, so say when the GPU differs */
+	if (b->device[0] && strcmp(b->device, r->dev.name))
+		snprintf(c->message + strlen(c->message), sizeof(c->message) - strlen(c->message),
+			 "; note: the baseline was recorded on '%s', this is '%s'", b->device, r->dev.name);
 out:
 	if (!c->time_s)
 		c->time_s = now_s() - t0;

@@ -18,6 +18,7 @@ struct kf_regress_baseline {
 	char toolchain[32]; /* required: "cuda-13.0" */
 	bool has_ci;        /* optional ci_lo_us <= median_us <= ci_hi_us: the recorded run's 95% interval */
 	double ci_lo_us, ci_hi_us;
+	char device[128];   /* optional: the GPU it was recorded on ("" when not given) */
 };
 
 struct kf_regress_entry {

@@ -95,6 +95,10 @@ static enum kf_status load_baseline(const cJSON *o, struct kf_regress_baseline *
 	if ((st = kf_json_get_string(o, "toolchain", true, &s, NULL, p, err)) ||
 	    (st = copy_str(b->toolchain, sizeof(b->toolchain), s, p, "toolchain", err)))
 		return st;
+	s = NULL;
+	if ((st = kf_json_get_string(o, "device", false, &s, NULL, p, err)))
+		return st;
+	snprintf(b->device, sizeof(b->device), "%s", s ? s : ""); /* a longer name is only shown, never compared */
 	if ((st = kf_json_get_number(o, "ci_lo_us", false, &b->ci_lo_us, &has_lo, p, err)) ||
 	    (st = kf_json_get_number(o, "ci_hi_us", false, &b->ci_hi_us, &has_hi, p, err)))
 		return st;
