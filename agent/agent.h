@@ -26,24 +26,24 @@ typedef void (*kf_llm_log_fn)(void *ctx, const char *line);
  * plus a provider and a model is a working configuration. Strings are copied by kf_llm_client_new. */
 struct kf_llm_config {
 	enum kf_llm_provider provider;
-	const char *model;            /* required for openai/anthropic; replay: informational */
-	const char *base_url;         /* NULL: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, then the public endpoint */
-	const char *api_key;          /* NULL: $OPENAI_API_KEY / $ANTHROPIC_API_KEY */
+	const char *model;    /* required for openai/anthropic; replay: informational */
+	const char *base_url; /* NULL: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, then the public endpoint */
+	const char *api_key;  /* NULL: $OPENAI_API_KEY / $ANTHROPIC_API_KEY */
 	const char *max_tokens_field; /* openai body field: NULL = "max_completion_tokens"; local servers may
 					 need "max_tokens" */
-	int max_tokens;               /* per reply; 0: 8192 (anthropic requires the field) */
-	double temperature;           /* sent only when temperature_set (reasoning models reject it) */
+	int max_tokens;		      /* per reply; 0: 8192 (anthropic requires the field) */
+	double temperature;	      /* sent only when temperature_set (reasoning models reject it) */
 	bool temperature_set;
-	int concurrency;              /* requests in flight at once; 0: 4 */
-	int timeout_ms;               /* per attempt, whole exchange; 0: 600000 (long replies take minutes) */
-	int connect_timeout_ms;       /* 0: 10000 */
-	int max_retries;              /* retries after the first attempt; 0: 2 (the SDKs' default); -1: none */
-	size_t max_response_bytes;    /* response body bound; 0: 8 MiB */
-	const char *replay_path;      /* replay: the export JSONL */
-	const char *replay_run;       /* replay: run_id to serve (NULL: the first run with llm_call lines) */
-	const char *prices_path;      /* extra price table; NULL: $KFORGE_PRICES (may be unset) */
-	uint64_t jitter_seed;         /* backoff jitter; 0: from the clock */
-	kf_llm_log_fn log;            /* NULL: no log */
+	int concurrency;	   /* requests in flight at once; 0: 4 */
+	int timeout_ms;		   /* per attempt, whole exchange; 0: 600000 (long replies take minutes) */
+	int connect_timeout_ms;	   /* 0: 10000 */
+	int max_retries;	   /* retries after the first attempt; 0: 2 (the SDKs' default); -1: none */
+	size_t max_response_bytes; /* response body bound; 0: 8 MiB */
+	const char *replay_path;   /* replay: the export JSONL */
+	const char *replay_run;	   /* replay: run_id to serve (NULL: the first run with llm_call lines) */
+	const char *prices_path;   /* extra price table; NULL: $KFORGE_PRICES (may be unset) */
+	uint64_t jitter_seed;	   /* backoff jitter; 0: from the clock */
+	kf_llm_log_fn log;	   /* NULL: no log */
 	void *log_ctx;
 };
 
@@ -54,34 +54,34 @@ struct kf_llm_message {
 
 /* One request. The client copies what it needs at submit time. */
 struct kf_llm_request {
-	const char *system;                     /* may be NULL */
+	const char *system; /* may be NULL */
 	size_t n_messages;
-	const struct kf_llm_message *messages;  /* at least one, the first a "user" message */
-	int max_tokens;                         /* 0: the config's */
+	const struct kf_llm_message *messages; /* at least one, the first a "user" message */
+	int max_tokens;			       /* 0: the config's */
 };
 
 /* One finished request (success or final error). Owned by the caller: kf_llm_result_free. */
 struct kf_llm_result {
-	uint64_t tag;              /* as given to kf_llm_submit */
-	enum kf_status status;     /* KF_OK; KF_ERR_HTTP (error status), KF_ERR_NETWORK, KF_ERR_TIMEOUT,
-				      KF_ERR_PARSE (unusable body), KF_ERR_LIMIT (body too large, or replay
-				      exhausted: see exhausted) */
-	bool exhausted;            /* replay: no recorded response left (treat as budget exhausted) */
-	char *text;                /* reply text; never NULL ("" on error) */
+	uint64_t tag;	       /* as given to kf_llm_submit */
+	enum kf_status status; /* KF_OK; KF_ERR_HTTP (error status), KF_ERR_NETWORK, KF_ERR_TIMEOUT,
+				  KF_ERR_PARSE (unusable body), KF_ERR_LIMIT (body too large, or replay
+				  exhausted: see exhausted) */
+	bool exhausted;	       /* replay: no recorded response left (treat as budget exhausted) */
+	char *text;	       /* reply text; never NULL ("" on error) */
 	size_t text_len;
-	char finish_reason[32];    /* normalized: "stop", "length" (anthropic max_tokens), or as sent */
+	char finish_reason[32]; /* normalized: "stop", "length" (anthropic max_tokens), or as sent */
 	int64_t tokens_in, tokens_out;
-	double cost_usd;           /* from the price table; 0 when unknown */
+	double cost_usd; /* from the price table; 0 when unknown */
 	bool cost_known;
-	double latency_ms;         /* submit to completion, retries included */
-	int attempts;              /* HTTP attempts made (replay: 1) */
-	int http_status;           /* of the last attempt; 0 when no response */
-	char request_id[128];      /* x-request-id / request-id of the last attempt, or "" */
-	char error[512];           /* final error, "" on success; never holds the API key */
+	double latency_ms;    /* submit to completion, retries included */
+	int attempts;	      /* HTTP attempts made (replay: 1) */
+	int http_status;      /* of the last attempt; 0 when no response */
+	char request_id[128]; /* x-request-id / request-id of the last attempt, or "" */
+	char error[512];      /* final error, "" on success; never holds the API key */
 	char provider[16];
 	char model[128];
-	char *prompt_json;         /* the request as a JSON array of {role, content} (system first), for the
-				      knowledge base; never NULL */
+	char *prompt_json; /* the request as a JSON array of {role, content} (system first), for the
+			      knowledge base; never NULL */
 };
 
 /* Retry rules (those of the official OpenAI and Anthropic SDKs, FIELD-NOTES.md):
@@ -101,7 +101,8 @@ struct kf_llm_client;
 /* Validates cfg and prepares the client. Errors: KF_ERR_INVALID (bad setting, bad base URL),
  * KF_ERR_UNAVAILABLE (no API key for the public endpoint), KF_ERR_NOTFOUND/IO/PARSE (replay file or
  * price table). Messages never include the key. */
-enum kf_status kf_llm_client_new(const struct kf_llm_config *cfg, struct kf_llm_client **out, struct kf_err *err);
+enum kf_status kf_llm_client_new(const struct kf_llm_config *cfg, struct kf_llm_client **out,
+				 struct kf_err *err);
 /* Aborts whatever is in flight. NULL ok. */
 void kf_llm_client_free(struct kf_llm_client *c);
 
@@ -111,7 +112,8 @@ enum kf_status kf_llm_submit(struct kf_llm_client *c, const struct kf_llm_reques
 /* Makes progress on every request for up to timeout_ms (0: do not wait) and returns at most one finished
  * request in *done (NULL when none finished in time or nothing is pending). Retries wait by time without
  * holding up the others. Returns an error only when the client itself fails (NOMEM, curl). */
-enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_llm_result **done, struct kf_err *err);
+enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_llm_result **done,
+			   struct kf_err *err);
 /* Requests submitted and not yet returned by poll. */
 size_t kf_llm_pending(const struct kf_llm_client *c);
 void kf_llm_result_free(struct kf_llm_result *r);
@@ -137,38 +139,38 @@ enum kf_edit_mode {
 
 /* A knowledge-base example (the KB fills these from kf_kb_examples_for). Borrowed strings. */
 struct kf_prompt_example {
-	const char *task_name;  /* may be NULL */
-	const char *source;     /* the kernel file */
-	double speedup;         /* over the reference; 0: unknown */
-	const char *tags;       /* "tiling,shared-memory" or NULL */
-	const char *change;     /* what changed against its parent, or NULL */
+	const char *task_name; /* may be NULL */
+	const char *source;    /* the kernel file */
+	double speedup;	       /* over the reference; 0: unknown */
+	const char *tags;      /* "tiling,shared-memory" or NULL */
+	const char *change;    /* what changed against its parent, or NULL */
 };
 
 /* What happened to the parent (all optional). Correctness first: the profiler text is shown only when
  * the parent is correct. */
 struct kf_prompt_feedback {
-	bool correct;                 /* the parent passed verification */
-	const char *verdict;          /* "compile_error", "wrong_result", ... or NULL */
-	const char *compile_log;      /* shown as a bounded excerpt */
-	const char *failing_check;    /* "max abs error 0.51 at y[3,7] (atol 1e-5)" */
+	bool correct;			      /* the parent passed verification */
+	const char *verdict;		      /* "compile_error", "wrong_result", ... or NULL */
+	const char *compile_log;	      /* shown as a bounded excerpt */
+	const char *failing_check;	      /* "max abs error 0.51 at y[3,7] (atol 1e-5)" */
 	const struct kf_shape *failing_shape; /* shown only when it is not a hidden shape */
-	double max_error;             /* < 0: unknown */
-	const char *profile_text;     /* the profiler's compact text: time, speedup with interval, bound
-					 fraction, occupancy, registers, spills */
-	int edits_unmatched;          /* last reply's SEARCH/REPLACE blocks that did not match */
+	double max_error;		      /* < 0: unknown */
+	const char *profile_text; /* the profiler's compact text: time, speedup with interval, bound
+				     fraction, occupancy, registers, spills */
+	int edits_unmatched;	  /* last reply's SEARCH/REPLACE blocks that did not match */
 	int edits_total;
 };
 
 struct kf_prompt_input {
-	const struct kf_task *task;               /* required */
-	const char *reference_source;             /* the reference kernel file text (required) */
-	const struct kf_device_info *device;      /* target; NULL: use arch */
-	const char *arch;                         /* "sm_90" when no device; NULL: "sm_90" */
+	const struct kf_task *task;	     /* required */
+	const char *reference_source;	     /* the reference kernel file text (required) */
+	const struct kf_device_info *device; /* target; NULL: use arch */
+	const char *arch;		     /* "sm_90" when no device; NULL: "sm_90" */
 	size_t n_examples;
 	const struct kf_prompt_example *examples;
-	const char *parent_source;                /* NULL: first attempt */
-	const struct kf_prompt_feedback *feedback;/* about the parent; may be NULL */
-	enum kf_edit_mode mode;                   /* DIFF needs a parent, else FULL is used */
+	const char *parent_source;		   /* NULL: first attempt */
+	const struct kf_prompt_feedback *feedback; /* about the parent; may be NULL */
+	enum kf_edit_mode mode;			   /* DIFF needs a parent, else FULL is used */
 };
 
 /* Renders the system and user messages from the templates (embedded agent/prompts/NAME.txt; a directory
@@ -194,15 +196,15 @@ const char *kf_prompt_template(const char *name, size_t *len, struct kf_err *err
 #define KF_PARSE_MAX_REPLY (2u << 20) /* longer replies are a parse_error (no kernel is 2 MiB) */
 
 struct kf_parse_result {
-	char *source;          /* the candidate kernel file (malloc'd), or NULL on a parse error */
+	char *source; /* the candidate kernel file (malloc'd), or NULL on a parse error */
 	size_t source_len;
-	bool used_edits;       /* source came from SEARCH/REPLACE edits on the parent */
-	int edits_total;       /* SEARCH/REPLACE blocks found */
-	int edits_applied;     /* of which matched the parent (exactly or by whitespace-tolerant lines) */
-	int edits_fuzzy;       /* of the applied, matched only by the whitespace-tolerant line match */
+	bool used_edits;   /* source came from SEARCH/REPLACE edits on the parent */
+	int edits_total;   /* SEARCH/REPLACE blocks found */
+	int edits_applied; /* of which matched the parent (exactly or by whitespace-tolerant lines) */
+	int edits_fuzzy;   /* of the applied, matched only by the whitespace-tolerant line match */
 	int edits_unmatched;
-	bool need_rewrite;     /* edits were given and none applied: ask for a full rewrite */
-	char reason[256];      /* why it is a parse_error ("" when ok); notes on partial edits otherwise */
+	bool need_rewrite; /* edits were given and none applied: ask for a full rewrite */
+	char reason[256];  /* why it is a parse_error ("" when ok); notes on partial edits otherwise */
 };
 
 /* Turns a reply into a kernel source. parent may be NULL (edits then cannot apply). Returns KF_OK with
@@ -214,7 +216,7 @@ void kf_parse_result_release(struct kf_parse_result *r);
 
 /* Applies SEARCH/REPLACE blocks found in text to parent; counts in out, new source in out->source
  * (a copy of parent when nothing applied). Exposed for tests and for the search's own use. */
-enum kf_status kf_parse_apply_edits(const char *text, size_t len, const char *parent, struct kf_parse_result *out,
-				    struct kf_err *err);
+enum kf_status kf_parse_apply_edits(const char *text, size_t len, const char *parent,
+				    struct kf_parse_result *out, struct kf_err *err);
 
 #endif

@@ -239,8 +239,8 @@ static enum kf_status setup_http(struct kf_llm_client *c, const struct kf_llm_co
 	curl_free(scheme);
 	curl_free(host);
 	if (!key && is_public)
-		return kf_err_set(err, KF_ERR_UNAVAILABLE, "no API key: set %s (or --base-url for a local server)",
-				  env_key);
+		return kf_err_set(err, KF_ERR_UNAVAILABLE,
+				  "no API key: set %s (or --base-url for a local server)", env_key);
 	if (key && !header_safe(key))
 		return kf_err_set(err, KF_ERR_INVALID, "%s holds control characters", env_key);
 
@@ -256,18 +256,20 @@ static enum kf_status setup_http(struct kf_llm_client *c, const struct kf_llm_co
 	if (key && !(c->key = kf_strdup(key)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 
-	if (add_header(c, "Content-Type", "application/json") || add_header(c, "Accept", "application/json") ||
-	    add_header(c, "Expect", "") || add_header(c, "User-Agent", "kforge/1"))
+	if (add_header(c, "Content-Type", "application/json") ||
+	    add_header(c, "Accept", "application/json") || add_header(c, "Expect", "") ||
+	    add_header(c, "User-Agent", "kforge/1"))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	if (anth) {
-		if (add_header(c, "anthropic-version", ANTHROPIC_VERSION) || (c->key && add_header(c, "x-api-key", c->key)))
+		if (add_header(c, "anthropic-version", ANTHROPIC_VERSION) ||
+		    (c->key && add_header(c, "x-api-key", c->key)))
 			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	} else if (c->key) {
 		char *bearer = malloc(strlen(c->key) + 8);
 		enum kf_status st;
 		if (!bearer)
 			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-		sprintf(bearer, "Bearer %s", c->key);
+		snprintf(bearer, strlen(c->key) + 8, "Bearer %s", c->key);
 		st = add_header(c, "Authorization", bearer);
 		memset(bearer, 0, strlen(bearer));
 		free(bearer);
@@ -280,19 +282,22 @@ static enum kf_status setup_http(struct kf_llm_client *c, const struct kf_llm_co
 	return KF_OK;
 }
 
-enum kf_status kf_llm_client_new(const struct kf_llm_config *cfg, struct kf_llm_client **out, struct kf_err *err)
+enum kf_status kf_llm_client_new(const struct kf_llm_config *cfg, struct kf_llm_client **out,
+				 struct kf_err *err)
 {
 	struct kf_llm_client *c;
 	enum kf_status st;
 
 	*out = NULL;
-	if (cfg->provider != KF_LLM_OPENAI && cfg->provider != KF_LLM_ANTHROPIC && cfg->provider != KF_LLM_REPLAY)
+	if (cfg->provider != KF_LLM_OPENAI && cfg->provider != KF_LLM_ANTHROPIC &&
+	    cfg->provider != KF_LLM_REPLAY)
 		return kf_err_set(err, KF_ERR_INVALID, "unknown LLM provider %d", (int)cfg->provider);
 	if (cfg->provider != KF_LLM_REPLAY && (!cfg->model || !cfg->model[0]))
-		return kf_err_set(err, KF_ERR_INVALID, "provider '%s' needs a model (--model or KFORGE_MODEL)",
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "provider '%s' needs a model (--model or KFORGE_MODEL)",
 				  kf_llm_provider_name(cfg->provider));
-	if (cfg->concurrency < 0 || cfg->timeout_ms < 0 || cfg->connect_timeout_ms < 0 || cfg->max_tokens < 0 ||
-	    cfg->max_retries < -1)
+	if (cfg->concurrency < 0 || cfg->timeout_ms < 0 || cfg->connect_timeout_ms < 0 ||
+	    cfg->max_tokens < 0 || cfg->max_retries < -1)
 		return kf_err_set(err, KF_ERR_INVALID, "negative LLM client setting");
 	if (cfg->max_tokens_field && strcmp(cfg->max_tokens_field, "max_completion_tokens") &&
 	    strcmp(cfg->max_tokens_field, "max_tokens"))
@@ -301,19 +306,24 @@ enum kf_status kf_llm_client_new(const struct kf_llm_config *cfg, struct kf_llm_
 				  cfg->max_tokens_field);
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_rc)
-		return kf_err_set(err, KF_ERR_INTERNAL, "curl_global_init: %s", curl_easy_strerror(curl_init_rc));
+		return kf_err_set(err, KF_ERR_INTERNAL, "curl_global_init: %s",
+				  curl_easy_strerror(curl_init_rc));
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	c->provider = cfg->provider;
 	c->model = kf_strdup(cfg->model ? cfg->model : "");
-	c->max_tokens_field = kf_strdup(cfg->max_tokens_field ? cfg->max_tokens_field : "max_completion_tokens");
+	c->max_tokens_field =
+	    kf_strdup(cfg->max_tokens_field ? cfg->max_tokens_field : "max_completion_tokens");
 	c->max_tokens = cfg->max_tokens ? cfg->max_tokens : DEFAULT_MAX_TOKENS;
 	c->concurrency = cfg->concurrency ? cfg->concurrency : DEFAULT_CONCURRENCY;
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : DEFAULT_TIMEOUT_MS;
-	c->connect_timeout_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS;
-	c->max_retries = cfg->max_retries == 0 ? DEFAULT_MAX_RETRIES : cfg->max_retries < 0 ? 0 : cfg->max_retries;
+	c->connect_timeout_ms =
+	    cfg->connect_timeout_ms ? cfg->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS;
+	c->max_retries = cfg->max_retries == 0	? DEFAULT_MAX_RETRIES
+			 : cfg->max_retries < 0 ? 0
+						: cfg->max_retries;
 	c->temperature_set = cfg->temperature_set;
 	c->temperature = cfg->temperature;
 	c->max_body = cfg->max_response_bytes ? cfg->max_response_bytes : DEFAULT_MAX_BODY;
@@ -390,8 +400,8 @@ enum kf_status kf_llm_submit(struct kf_llm_client *c, const struct kf_llm_reques
 	enum kf_status st;
 
 	st = kf_llm_body_build(c->provider, c->model, c->max_tokens_field,
-			       req->max_tokens > 0 ? req->max_tokens : c->max_tokens, c->temperature_set, c->temperature,
-			       req, &body, &prompt, err);
+			       req->max_tokens > 0 ? req->max_tokens : c->max_tokens, c->temperature_set,
+			       c->temperature, req, &body, &prompt, err);
 	if (st)
 		return st;
 	q = calloc(1, sizeof(*q));
@@ -417,7 +427,9 @@ enum kf_status kf_llm_submit(struct kf_llm_client *c, const struct kf_llm_reques
 			snprintf(r->error, sizeof(r->error), "replay exhausted: no recorded response left");
 		}
 		logf_(c, "llm: replay tag=%llu: %s", (unsigned long long)tag,
-		      r->exhausted ? "exhausted" : r->status ? r->error : "served");
+		      r->exhausted ? "exhausted"
+		      : r->status  ? r->error
+				   : "served");
 		req_free(q);
 		if (push_done(c, r)) {
 			kf_llm_result_free(r);
@@ -525,9 +537,12 @@ static void finish(struct kf_llm_client *c, struct llm_req *q)
 	/* A failed reply may still have been billed (an empty choice list comes with usage). */
 	r->cost_known = kf_prices_cost(c->prices, c->model, r->tokens_in, r->tokens_out, &r->cost_usd);
 	if (!r->status) {
-		logf_(c, "llm: %s tag=%llu ok in %.0f ms, %d attempt(s), %lld+%lld tokens, $%.6f%s, request id '%s'",
-		      r->provider, (unsigned long long)r->tag, r->latency_ms, r->attempts, (long long)r->tokens_in,
-		      (long long)r->tokens_out, r->cost_usd, r->cost_known ? "" : " (price unknown)", r->request_id);
+		logf_(c,
+		      "llm: %s tag=%llu ok in %.0f ms, %d attempt(s), %lld+%lld tokens, $%.6f%s, request id "
+		      "'%s'",
+		      r->provider, (unsigned long long)r->tag, r->latency_ms, r->attempts,
+		      (long long)r->tokens_in, (long long)r->tokens_out, r->cost_usd,
+		      r->cost_known ? "" : " (price unknown)", r->request_id);
 	} else {
 		logf_(c, "llm: %s tag=%llu failed after %d attempt(s): %s, request id '%s'", r->provider,
 		      (unsigned long long)r->tag, r->attempts, r->error, r->request_id);
@@ -658,7 +673,8 @@ static enum kf_status start_ready(struct kf_llm_client *c, uint64_t *next_retry_
 	return KF_OK;
 }
 
-enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_llm_result **done, struct kf_err *err)
+enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_llm_result **done,
+			   struct kf_err *err)
 {
 	uint64_t deadline = kf_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
 
@@ -679,7 +695,8 @@ enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_ll
 			return kf_err_set(err, KF_ERR_INTERNAL, "cannot start an HTTP request");
 		mc = curl_multi_perform(c->multi, &running);
 		if (mc)
-			return kf_err_set(err, KF_ERR_INTERNAL, "curl_multi_perform: %s", curl_multi_strerror(mc));
+			return kf_err_set(err, KF_ERR_INTERNAL, "curl_multi_perform: %s",
+					  curl_multi_strerror(mc));
 		while ((m = curl_multi_info_read(c->multi, &(int){0}))) {
 			struct llm_req *q = NULL;
 			if (m->msg != CURLMSG_DONE)
@@ -706,6 +723,7 @@ enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_ll
 			wait_ms = (int)((next_retry - now + 999999) / 1000000);
 		mc = curl_multi_poll(c->multi, NULL, 0, wait_ms, NULL);
 		if (mc)
-			return kf_err_set(err, KF_ERR_INTERNAL, "curl_multi_poll: %s", curl_multi_strerror(mc));
+			return kf_err_set(err, KF_ERR_INTERNAL, "curl_multi_poll: %s",
+					  curl_multi_strerror(mc));
 	}
 }

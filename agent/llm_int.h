@@ -9,13 +9,14 @@
  * first) for the knowledge base. Both malloc'd. */
 enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, const char *max_tokens_field,
 				 int max_tokens, bool temperature_set, double temperature,
-				 const struct kf_llm_request *req, char **body, char **prompt_json, struct kf_err *err);
+				 const struct kf_llm_request *req, char **body, char **prompt_json,
+				 struct kf_err *err);
 
 /* Parses a 2xx body into r (text, finish_reason, tokens). KF_ERR_PARSE with a reason in err when the body
  * is not JSON or has no usable reply (empty choice list, no text); KF_ERR_HTTP when it is an error
  * object sent with a success status. */
-enum kf_status kf_llm_reply_parse(enum kf_llm_provider p, const char *body, size_t len, struct kf_llm_result *r,
-				  struct kf_err *err);
+enum kf_status kf_llm_reply_parse(enum kf_llm_provider p, const char *body, size_t len,
+				  struct kf_llm_result *r, struct kf_err *err);
 
 /* The error message of a non-2xx body ("rate_limit_error: slow down") into out (bounded), and whether it
  * says a spend/quota limit was reached (such a 429 is final). Falls back to the raw body's start. */
@@ -23,7 +24,8 @@ void kf_llm_error_describe(const char *body, size_t len, char *out, size_t n, bo
 
 /* Replay: the llm_call lines of one run of an export, in seq order. */
 struct kf_llm_replay;
-enum kf_status kf_llm_replay_load(const char *path, const char *run, struct kf_llm_replay **out, struct kf_err *err);
+enum kf_status kf_llm_replay_load(const char *path, const char *run, struct kf_llm_replay **out,
+				  struct kf_err *err);
 /* Fills r with the next recorded response; false when none is left. */
 bool kf_llm_replay_next(struct kf_llm_replay *rp, struct kf_llm_result *r);
 void kf_llm_replay_free(struct kf_llm_replay *rp);

@@ -65,8 +65,8 @@ static int cmp_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSON *o, const char *path, size_t line,
-			       struct kf_err *err)
+static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSON *o, const char *path,
+			       size_t line, struct kf_err *err)
 {
 	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(o, "seq");
 	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(o, "response");
@@ -75,9 +75,11 @@ static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSO
 	struct replay_call c = {0};
 
 	if (!cJSON_IsNumber(seq) || seq->valuedouble < 0)
-		return kf_err_set(err, KF_ERR_INVALID, "%s:%zu: llm_call: 'seq' must be a number >= 0", path, line);
+		return kf_err_set(err, KF_ERR_INVALID, "%s:%zu: llm_call: 'seq' must be a number >= 0", path,
+				  line);
 	if (!cJSON_IsString(resp) && !cJSON_IsNull(resp) && resp)
-		return kf_err_set(err, KF_ERR_INVALID, "%s:%zu: llm_call: 'response' must be text or null", path, line);
+		return kf_err_set(err, KF_ERR_INVALID, "%s:%zu: llm_call: 'response' must be text or null",
+				  path, line);
 	c.seq = (int64_t)seq->valuedouble;
 	c.response = kf_strdup(cJSON_IsString(resp) ? resp->valuestring : "");
 	c.error = cJSON_IsString(errv) ? kf_strdup(errv->valuestring) : NULL;
@@ -118,7 +120,8 @@ static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSO
 	return KF_OK;
 }
 
-enum kf_status kf_llm_replay_load(const char *path, const char *run, struct kf_llm_replay **out, struct kf_err *err)
+enum kf_status kf_llm_replay_load(const char *path, const char *run, struct kf_llm_replay **out,
+				  struct kf_err *err)
 {
 	struct kf_buf b = KF_BUF_INIT(REPLAY_MAX_BYTES);
 	struct kf_llm_replay *rp;
@@ -169,20 +172,23 @@ enum kf_status kf_llm_replay_load(const char *path, const char *run, struct kf_l
 			if (strcmp(type->valuestring, "kforge-export") || !cJSON_IsNumber(ver)) {
 				cJSON_Delete(o);
 				st = kf_err_set(err, KF_ERR_INVALID,
-						"%s:%zu: not a kforge export (the first line must be {\"type\":\"kforge-export\",...})",
+						"%s:%zu: not a kforge export (the first line must be "
+						"{\"type\":\"kforge-export\",...})",
 						path, line);
 				goto fail;
 			}
 			if (ver->valuedouble != 1) {
 				cJSON_Delete(o);
-				st = kf_err_set(err, KF_ERR_INVALID, "%s: export version %g is not supported (want 1)", path,
+				st = kf_err_set(err, KF_ERR_INVALID,
+						"%s: export version %g is not supported (want 1)", path,
 						ver->valuedouble);
 				goto fail;
 			}
 			header = true;
 		} else if (!strcmp(type->valuestring, "llm_call")) {
 			id_text(cJSON_GetObjectItemCaseSensitive(o, "run_id"), id, sizeof(id));
-			/* Without --run, serve the first run that has calls; an export may hold several runs. */
+			/* Without --run, serve the first run that has calls; an export may hold several runs.
+			 */
 			if (!want[0])
 				snprintf(want, sizeof(want), "%s", id);
 			if (!strcmp(id, want)) {
@@ -200,14 +206,15 @@ enum kf_status kf_llm_replay_load(const char *path, const char *run, struct kf_l
 		goto fail;
 	}
 	if (!rp->n) {
-		st = kf_err_set(err, KF_ERR_INVALID, "%s: no llm_call lines%s%s%s", path, run ? " for run '" : "",
-				run ? run : "", run ? "'" : "");
+		st = kf_err_set(err, KF_ERR_INVALID, "%s: no llm_call lines%s%s%s", path,
+				run ? " for run '" : "", run ? run : "", run ? "'" : "");
 		goto fail;
 	}
 	qsort(rp->v, rp->n, sizeof(*rp->v), cmp_seq);
 	for (size_t i = 1; i < rp->n; i++)
 		if (rp->v[i].seq == rp->v[i - 1].seq) {
-			st = kf_err_set(err, KF_ERR_INVALID, "%s: run '%s' has two llm_call lines with seq %lld", path, want,
+			st = kf_err_set(err, KF_ERR_INVALID,
+					"%s: run '%s' has two llm_call lines with seq %lld", path, want,
 					(long long)rp->v[i].seq);
 			goto fail;
 		}

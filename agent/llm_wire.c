@@ -34,7 +34,8 @@ static bool add_messages(cJSON *arr, const struct kf_llm_request *req, bool with
 			return false;
 	}
 	for (size_t i = 0; i < req->n_messages; i++) {
-		cJSON *m = message_new(req->messages[i].role, req->messages[i].content ? req->messages[i].content : "");
+		cJSON *m = message_new(req->messages[i].role,
+				       req->messages[i].content ? req->messages[i].content : "");
 		if (!m || !cJSON_AddItemToArray(arr, m))
 			return false;
 	}
@@ -43,7 +44,8 @@ static bool add_messages(cJSON *arr, const struct kf_llm_request *req, bool with
 
 enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, const char *max_tokens_field,
 				 int max_tokens, bool temperature_set, double temperature,
-				 const struct kf_llm_request *req, char **body, char **prompt_json, struct kf_err *err)
+				 const struct kf_llm_request *req, char **body, char **prompt_json,
+				 struct kf_err *err)
 {
 	cJSON *root = NULL, *msgs, *prompt = NULL;
 	bool ok;
@@ -53,9 +55,11 @@ enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, cons
 		return kf_err_set(err, KF_ERR_INVALID, "a request needs at least one message");
 	for (size_t i = 0; i < req->n_messages; i++) {
 		if (!role_ok(req->messages[i].role))
-			return kf_err_set(err, KF_ERR_INVALID, "messages[%zu]: role '%s' is not 'user' or 'assistant'", i,
+			return kf_err_set(err, KF_ERR_INVALID,
+					  "messages[%zu]: role '%s' is not 'user' or 'assistant'", i,
 					  req->messages[i].role ? req->messages[i].role : "(null)");
-		/* Anthropic rejects two consecutive turns of one role; keep both dialects to the stricter rule. */
+		/* Anthropic rejects two consecutive turns of one role; keep both dialects to the stricter
+		 * rule. */
 		if (i && !strcmp(req->messages[i].role, req->messages[i - 1].role))
 			return kf_err_set(err, KF_ERR_INVALID, "messages[%zu]: two '%s' messages in a row", i,
 					  req->messages[i].role);
@@ -105,7 +109,8 @@ nomem:
 static int64_t num_field(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e15 ? (int64_t)v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e15 ? (int64_t)v->valuedouble
+										 : 0;
 }
 
 /* Copies printable text only, so an error body cannot put control bytes into logs. */
@@ -123,8 +128,9 @@ static void copy_clean(char *dst, size_t n, const char *src, size_t len)
 
 static bool says_quota(const char *s)
 {
-	static const char *const words[] = {"insufficient_quota", "quota", "spend limit", "spending limit",
-					    "usage limit", "billing", "credit balance"};
+	static const char *const words[] = {"insufficient_quota", "quota",	 "spend limit",
+					    "spending limit",	  "usage limit", "billing",
+					    "credit balance"};
 	char low[512];
 	size_t i;
 	if (!s)
@@ -144,7 +150,9 @@ static void describe_error_obj(const cJSON *e, char *out, size_t n, bool *quota)
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-	const char *t = cJSON_IsString(type) ? type->valuestring : cJSON_IsString(code) ? code->valuestring : NULL;
+	const char *t = cJSON_IsString(type)   ? type->valuestring
+			: cJSON_IsString(code) ? code->valuestring
+					       : NULL;
 	const char *m = cJSON_IsString(msg) ? msg->valuestring : cJSON_IsString(e) ? e->valuestring : "";
 	char tmp[600];
 
@@ -217,7 +225,8 @@ static enum kf_status parse_openai(const cJSON *root, struct kf_llm_result *r, s
 	if (!cJSON_IsString(content)) {
 		const cJSON *refusal = cJSON_GetObjectItemCaseSensitive(msg, "refusal");
 		if (cJSON_IsString(refusal))
-			return kf_err_set(err, KF_ERR_PARSE, "the model refused: %.300s", refusal->valuestring);
+			return kf_err_set(err, KF_ERR_PARSE, "the model refused: %.300s",
+					  refusal->valuestring);
 		return kf_err_set(err, KF_ERR_PARSE, "choices[0].message.content is not text");
 	}
 	return set_text(r, content->valuestring, strlen(content->valuestring), err);
@@ -260,8 +269,8 @@ static enum kf_status parse_anthropic(const cJSON *root, struct kf_llm_result *r
 	return st;
 }
 
-enum kf_status kf_llm_reply_parse(enum kf_llm_provider p, const char *body, size_t len, struct kf_llm_result *r,
-				  struct kf_err *err)
+enum kf_status kf_llm_reply_parse(enum kf_llm_provider p, const char *body, size_t len,
+				  struct kf_llm_result *r, struct kf_err *err)
 {
 	cJSON *root = cJSON_ParseWithLength(body, len);
 	const cJSON *e;
@@ -295,7 +304,8 @@ void kf_llm_scrub(char *dst, size_t n, const char *src, const char *secret)
 	while (*src && j + 1 < n) {
 		size_t rest = strlen(src);
 		/* A key cut off at the end of a bounded message is still most of the key. */
-		if (slen && (!strncmp(src, secret, slen) || (rest < slen && rest >= 4 && !strncmp(src, secret, rest)))) {
+		if (slen && (!strncmp(src, secret, slen) ||
+			     (rest < slen && rest >= 4 && !strncmp(src, secret, rest)))) {
 			for (size_t k = 0; red[k] && j + 1 < n; k++)
 				dst[j++] = red[k];
 			src += rest < slen ? rest : slen;

@@ -21,15 +21,15 @@
 enum { RX_FENCE, RX_SEARCH, RX_DIVIDER, RX_REPLACE, RX_LAUNCH, RX_KERNEL, RX_COUNT };
 
 static const char *const rx_src[RX_COUNT] = {
-	/* per line: a code fence, group 1 the backticks, group 2 the info string (language) */
-	[RX_FENCE] = "^[ \\t]*(`{3,})[ \\t]*([^`]*?)[ \\t\\r]*$",
-	/* per line: <<<<<<< SEARCH / ======= / >>>>>>> REPLACE (aider/OpenEvolve style) */
-	[RX_SEARCH] = "^[ \\t]*<{5,9}[ \\t]*SEARCH[ \\t\\r]*$",
-	[RX_DIVIDER] = "^[ \\t]*={5,9}[ \\t\\r]*$",
-	[RX_REPLACE] = "^[ \\t]*>{5,9}[ \\t]*REPLACE[ \\t\\r]*$",
-	/* whole candidate (multiline) */
-	[RX_LAUNCH] = "^[ \\t]*//[ \\t]*kforge:launch[ \\t]",
-	[RX_KERNEL] = "extern[ \\t\\r\\n]*\"C\"[^;{}]{0,200}?__global__",
+    /* per line: a code fence, group 1 the backticks, group 2 the info string (language) */
+    [RX_FENCE] = "^[ \\t]*(`{3,})[ \\t]*([^`]*?)[ \\t\\r]*$",
+    /* per line: <<<<<<< SEARCH / ======= / >>>>>>> REPLACE (aider/OpenEvolve style) */
+    [RX_SEARCH] = "^[ \\t]*<{5,9}[ \\t]*SEARCH[ \\t\\r]*$",
+    [RX_DIVIDER] = "^[ \\t]*={5,9}[ \\t\\r]*$",
+    [RX_REPLACE] = "^[ \\t]*>{5,9}[ \\t]*REPLACE[ \\t\\r]*$",
+    /* whole candidate (multiline) */
+    [RX_LAUNCH] = "^[ \\t]*//[ \\t]*kforge:launch[ \\t]",
+    [RX_KERNEL] = "extern[ \\t\\r\\n]*\"C\"[^;{}]{0,200}?__global__",
 };
 
 static pcre2_code *rx[RX_COUNT];
@@ -193,8 +193,8 @@ static enum kf_status splice(char **cur, size_t *cur_len, size_t a, size_t b, co
 
 /* Whitespace-tolerant match: the search's non-blank lines equal (trimmed) consecutive lines of cur,
  * ignoring blank lines on both sides. Sets [a, b) to the byte range of the matched lines. */
-static enum kf_status fuzzy_find(const char *cur, size_t cur_len, const char *s, size_t slen, bool *found, size_t *a,
-				 size_t *b)
+static enum kf_status fuzzy_find(const char *cur, size_t cur_len, const char *s, size_t slen, bool *found,
+				 size_t *a, size_t *b)
 {
 	size_t ns = count_lines(s, slen), nc = count_lines(cur, cur_len), k = 0, m;
 	struct line *sl = malloc(ns * sizeof(*sl)), *cl = malloc(nc * sizeof(*cl));
@@ -219,7 +219,8 @@ static enum kf_status fuzzy_find(const char *cur, size_t cur_len, const char *s,
 		for (m = 0; m < k; m++) {
 			while (ci < nc && !cl[ci].n)
 				ci++;
-			if (ci >= nc || cl[ci].n != sl[want[m]].n || memcmp(cl[ci].p, sl[want[m]].p, cl[ci].n))
+			if (ci >= nc || cl[ci].n != sl[want[m]].n ||
+			    memcmp(cl[ci].p, sl[want[m]].p, cl[ci].n))
 				break;
 			ci++;
 		}
@@ -244,8 +245,8 @@ static bool blank(const char *s, size_t n)
 }
 
 /* Applies one SEARCH/REPLACE block to *cur. */
-static enum kf_status apply_one(char **cur, size_t *cur_len, const char *s, size_t slen, const char *r, size_t rlen,
-				struct kf_parse_result *out)
+static enum kf_status apply_one(char **cur, size_t *cur_len, const char *s, size_t slen, const char *r,
+				size_t rlen, struct kf_parse_result *out)
 {
 	char *needle, *hit;
 	bool found = false;
@@ -295,8 +296,8 @@ static enum kf_status apply_one(char **cur, size_t *cur_len, const char *s, size
 	return st;
 }
 
-enum kf_status kf_parse_apply_edits(const char *text, size_t len, const char *parent, struct kf_parse_result *out,
-				    struct kf_err *err)
+enum kf_status kf_parse_apply_edits(const char *text, size_t len, const char *parent,
+				    struct kf_parse_result *out, struct kf_err *err)
 {
 	enum { OUTSIDE, IN_SEARCH, IN_REPLACE } state = OUTSIDE;
 	pcre2_match_data *md;
@@ -400,8 +401,9 @@ static enum kf_status accept_source(char *src, size_t n, struct kf_parse_result 
 	return KF_OK;
 }
 
-static enum kf_status parse_edits(const char *reply, size_t len, const char *parent, const char *finish_reason,
-				  struct kf_parse_result *out, pcre2_match_data *md, struct kf_err *err)
+static enum kf_status parse_edits(const char *reply, size_t len, const char *parent,
+				  const char *finish_reason, struct kf_parse_result *out,
+				  pcre2_match_data *md, struct kf_err *err)
 {
 	enum kf_status st = kf_parse_apply_edits(reply, len, parent, out, err);
 	char *src;
@@ -413,7 +415,8 @@ static enum kf_status parse_edits(const char *reply, size_t len, const char *par
 		free(out->source);
 		out->source = NULL;
 		out->need_rewrite = true;
-		set_reason(out, "the reply has %d SEARCH/REPLACE edits but there is no parent to apply them to",
+		set_reason(out,
+			   "the reply has %d SEARCH/REPLACE edits but there is no parent to apply them to",
 			   out->edits_total);
 		return KF_ERR_PARSE;
 	}
@@ -451,7 +454,8 @@ enum kf_status kf_parse_reply(const char *reply, size_t len, const char *finish_
 	if (st)
 		return st;
 	if (!reply || blank(reply, len)) {
-		set_reason(out, "empty reply%s", cut_off(finish_reason) ? " (cut off at the token limit)" : "");
+		set_reason(out, "empty reply%s",
+			   cut_off(finish_reason) ? " (cut off at the token limit)" : "");
 		return KF_ERR_PARSE;
 	}
 	if (len > KF_PARSE_MAX_REPLY) {

@@ -72,7 +72,8 @@ static enum kf_status prices_parse(struct kf_prices *p, const char *what, const 
 	models = cJSON_GetObjectItemCaseSensitive(root, "models");
 	if (!cJSON_IsObject(models)) {
 		cJSON_Delete(root);
-		return kf_err_set(err, KF_ERR_INVALID, "'%s': models: expected an object of model names", what);
+		return kf_err_set(err, KF_ERR_INVALID, "'%s': models: expected an object of model names",
+				  what);
 	}
 	cJSON_ArrayForEach(m, models)
 	{
@@ -81,7 +82,8 @@ static enum kf_status prices_parse(struct kf_prices *p, const char *what, const 
 		if (!m->string || !m->string[0] || !cJSON_IsNumber(in) || !cJSON_IsNumber(out) ||
 		    in->valuedouble < 0 || out->valuedouble < 0) {
 			st = kf_err_set(err, KF_ERR_INVALID,
-					"'%s': models.'%s': expected {\"input\": USD, \"output\": USD} (per 1M tokens, >= 0)",
+					"'%s': models.'%s': expected {\"input\": USD, \"output\": USD} (per "
+					"1M tokens, >= 0)",
 					what, m->string ? m->string : "");
 			break;
 		}
@@ -157,6 +159,7 @@ bool kf_prices_cost(const struct kf_prices *p, const char *model, int64_t tokens
 	if (!best)
 		return false;
 	*usd = ((double)(tokens_in > 0 ? tokens_in : 0) * best->in_per_mtok +
-		(double)(tokens_out > 0 ? tokens_out : 0) * best->out_per_mtok) / 1e6;
+		(double)(tokens_out > 0 ? tokens_out : 0) * best->out_per_mtok) /
+	       1e6;
 	return true;
 }

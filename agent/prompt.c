@@ -1,6 +1,7 @@
 /* Prompt building: a small {{name}} / {{#name}}...{{/name}} template renderer, and the builder that fills
  * the templates in agent/prompts/ with the task (public shapes only: hidden shapes and their values never
- * reach the LLM), the reference, the grammar, the target, knowledge-base examples and the parent's feedback. */
+ * reach the LLM), the reference, the grammar, the target, knowledge-base examples and the parent's feedback.
+ */
 #include "agent.h"
 #include "embed.h"
 
@@ -11,17 +12,18 @@
 #include <string.h>
 
 #define TEMPLATE_MAX_BYTES (256u << 10)
-#define COMPILE_LOG_MAX 3000u   /* bytes of compiler output shown: the first errors are the useful ones */
+#define COMPILE_LOG_MAX 3000u /* bytes of compiler output shown: the first errors are the useful ones */
 #define CHECK_TEXT_MAX 1000u
 #define PROFILE_MAX 3000u
-#define SOURCE_MAX (64u << 10)   /* the parent and the reference */
-#define EXAMPLE_MAX (12u << 10)  /* each knowledge-base example */
+#define SOURCE_MAX (64u << 10)	/* the parent and the reference */
+#define EXAMPLE_MAX (12u << 10) /* each knowledge-base example */
 #define EXAMPLES_MAX 8
-#define FIELD_MAX (256u << 10)   /* any one rendered variable */
+#define FIELD_MAX (256u << 10) /* any one rendered variable */
 
 /* ---- the renderer ----------------------------------------------------------------------------- */
 
-static const struct kf_tmpl_var *find_var(const struct kf_tmpl_var *vars, size_t n, const char *name, size_t len)
+static const struct kf_tmpl_var *find_var(const struct kf_tmpl_var *vars, size_t n, const char *name,
+					  size_t len)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strlen(vars[i].name) == len && !memcmp(vars[i].name, name, len))
@@ -51,14 +53,16 @@ static enum kf_status render(const char *t, size_t len, size_t *pos, const char 
 
 		if (!open) {
 			if (emit && kf_buf_add(out, t + *pos, len - *pos))
-				return kf_err_set(err, KF_ERR_LIMIT, "prompt larger than %zu bytes", out->max);
+				return kf_err_set(err, KF_ERR_LIMIT, "prompt larger than %zu bytes",
+						  out->max);
 			*pos = len;
 			break;
 		}
 		tag_at = (size_t)(open - t);
 		close = memmem(open + 2, len - tag_at - 2, "}}", 2);
 		if (!close)
-			return kf_err_set(err, KF_ERR_INVALID, "line %zu: '{{' without '}}'", line_no(t, tag_at));
+			return kf_err_set(err, KF_ERR_INVALID, "line %zu: '{{' without '}}'",
+					  line_no(t, tag_at));
 		tag_end = (size_t)(close - t) + 2;
 		kind = t[tag_at + 2];
 		name_at = tag_at + 2 + (kind == '#' || kind == '^' || kind == '/');
@@ -69,14 +73,15 @@ static enum kf_status render(const char *t, size_t len, size_t *pos, const char 
 			name_len--;
 		for (size_t i = 0; i < name_len; i++)
 			if (!(isalnum((unsigned char)t[name_at + i]) || t[name_at + i] == '_'))
-				return kf_err_set(err, KF_ERR_INVALID, "line %zu: bad tag name '%.*s'", line_no(t, tag_at),
-						  (int)name_len, t + name_at);
+				return kf_err_set(err, KF_ERR_INVALID, "line %zu: bad tag name '%.*s'",
+						  line_no(t, tag_at), (int)name_len, t + name_at);
 		if (!name_len)
 			return kf_err_set(err, KF_ERR_INVALID, "line %zu: empty tag", line_no(t, tag_at));
 
 		lit_end = tag_at;
 		if (kind == '#' || kind == '^' || kind == '/') {
-			/* standalone: only blanks between the line start and the tag, and the tag and the line end */
+			/* standalone: only blanks between the line start and the tag, and the tag and the
+			 * line end */
 			size_t ls = tag_at, le = tag_end;
 			while (ls > *pos && (t[ls - 1] == ' ' || t[ls - 1] == '\t'))
 				ls--;
@@ -94,8 +99,8 @@ static enum kf_status render(const char *t, size_t len, size_t *pos, const char 
 		if (kind == '/') {
 			if (closing && name_len == closing_len && !memcmp(t + name_at, closing, name_len))
 				return KF_OK;
-			return kf_err_set(err, KF_ERR_INVALID, "line %zu: '{{/%.*s}}' closes nothing", line_no(t, tag_at),
-					  (int)name_len, t + name_at);
+			return kf_err_set(err, KF_ERR_INVALID, "line %zu: '{{/%.*s}}' closes nothing",
+					  line_no(t, tag_at), (int)name_len, t + name_at);
 		}
 		v = find_var(vars, n_vars, t + name_at, name_len);
 		if (!v)
@@ -103,8 +108,9 @@ static enum kf_status render(const char *t, size_t len, size_t *pos, const char 
 					  line_no(t, tag_at), (int)name_len, t + name_at);
 		if (kind == '#' || kind == '^') {
 			bool nonempty = v->value && v->value[0];
-			enum kf_status st = render(t, len, pos, t + name_at, name_len,
-						   emit && (kind == '#' ? nonempty : !nonempty), vars, n_vars, out, err);
+			enum kf_status st =
+			    render(t, len, pos, t + name_at, name_len,
+				   emit && (kind == '#' ? nonempty : !nonempty), vars, n_vars, out, err);
 			if (st)
 				return st;
 			continue;
@@ -114,7 +120,8 @@ static enum kf_status render(const char *t, size_t len, size_t *pos, const char 
 			return kf_err_set(err, KF_ERR_LIMIT, "prompt larger than %zu bytes", out->max);
 	}
 	if (closing)
-		return kf_err_set(err, KF_ERR_INVALID, "section '%.*s' is never closed", (int)closing_len, closing);
+		return kf_err_set(err, KF_ERR_INVALID, "section '%.*s' is never closed", (int)closing_len,
+				  closing);
 	return KF_OK;
 }
 
@@ -180,8 +187,8 @@ const char *kf_prompt_template(const char *name, size_t *len, struct kf_err *err
 	return data;
 }
 
-static enum kf_status render_named(const char *name, const struct kf_tmpl_var *vars, size_t n, struct kf_buf *out,
-				   struct kf_err *err)
+static enum kf_status render_named(const char *name, const struct kf_tmpl_var *vars, size_t n,
+				   struct kf_buf *out, struct kf_err *err)
 {
 	size_t len = 0;
 	const char *t = kf_prompt_template(name, &len, err);
@@ -282,8 +289,8 @@ static enum kf_status add_redacted(struct kf_buf *out, const struct kf_task *t, 
 
 /* ---- task, target, examples, feedback ---------------------------------------------------------- */
 
-static enum kf_status add_shapes(struct kf_buf *b, const struct kf_shape *s, size_t n, const struct kf_task *t,
-				 bool skip_hidden)
+static enum kf_status add_shapes(struct kf_buf *b, const struct kf_shape *s, size_t n,
+				 const struct kf_task *t, bool skip_hidden)
 {
 	char line[KF_MAX_DIMS * (KF_NAME_MAX + 24)];
 	enum kf_status st = KF_OK;
@@ -303,11 +310,13 @@ static enum kf_status add_tensors(struct kf_buf *b, const struct kf_task *t)
 	enum kf_status st = KF_OK;
 	for (size_t i = 0; i < t->n_tensors && !st; i++) {
 		const struct kf_tensor *x = &t->tensors[i];
-		st = kf_buf_addf(b, "%s- %s: %s %s [", i ? "\n" : "", x->name, kf_role_name(x->role), kf_dtype_name(x->dtype));
+		st = kf_buf_addf(b, "%s- %s: %s %s [", i ? "\n" : "", x->name, kf_role_name(x->role),
+				 kf_dtype_name(x->dtype));
 		for (size_t d = 0; d < x->rank && !st; d++)
 			st = kf_buf_addf(b, "%s%s", d ? ", " : "", x->shape[d]);
 		if (!st)
-			st = kf_buf_addf(b, "] as `%s%s *`", x->role == KF_ROLE_INPUT ? "const " : "", kf_dtype_ctype(x->dtype));
+			st = kf_buf_addf(b, "] as `%s%s *`", x->role == KF_ROLE_INPUT ? "const " : "",
+					 kf_dtype_ctype(x->dtype));
 		if (!st && x->init.dist == KF_DIST_NORMAL)
 			st = kf_buf_addf(b, ", typically normal(mean %g, std %g)", x->init.a, x->init.b);
 		else if (!st && x->init.dist == KF_DIST_UNIFORM)
@@ -328,10 +337,11 @@ static enum kf_status add_params(struct kf_buf *b, const struct kf_task *t)
 	for (size_t i = 0; i < t->n_params && !st; i++) {
 		const struct kf_param *p = &t->params[i];
 		if (p->dtype == KF_DTYPE_F32 || p->dtype == KF_DTYPE_F64)
-			st = kf_buf_addf(b, "%s- %s: %s = %.9g", i ? "\n" : "", p->name, kf_dtype_name(p->dtype), p->value);
+			st = kf_buf_addf(b, "%s- %s: %s = %.9g", i ? "\n" : "", p->name,
+					 kf_dtype_name(p->dtype), p->value);
 		else
-			st = kf_buf_addf(b, "%s- %s: %s = %lld", i ? "\n" : "", p->name, kf_dtype_name(p->dtype),
-					 (long long)p->ivalue);
+			st = kf_buf_addf(b, "%s- %s: %s = %lld", i ? "\n" : "", p->name,
+					 kf_dtype_name(p->dtype), (long long)p->ivalue);
 	}
 	return st;
 }
@@ -348,10 +358,11 @@ static enum kf_status add_tolerance(struct kf_buf *b, const struct kf_task *t)
 		seen[dt] = true;
 		tol = kf_task_tolerance(t, dt);
 		if (tol.atol == 0 && tol.rtol == 0)
-			st = kf_buf_addf(b, "%s%s outputs must match exactly", b->len ? "; " : "", kf_dtype_name(dt));
+			st = kf_buf_addf(b, "%s%s outputs must match exactly", b->len ? "; " : "",
+					 kf_dtype_name(dt));
 		else
-			st = kf_buf_addf(b, "%s%s |out - ref| <= %g + %g*|ref| per element", b->len ? "; " : "",
-					 kf_dtype_name(dt), tol.atol, tol.rtol);
+			st = kf_buf_addf(b, "%s%s |out - ref| <= %g + %g*|ref| per element",
+					 b->len ? "; " : "", kf_dtype_name(dt), tol.atol, tol.rtol);
 		if (!st && tol.max_nmse > 0)
 			st = kf_buf_addf(b, ", NMSE <= %g", tol.max_nmse);
 	}
@@ -361,28 +372,31 @@ static enum kf_status add_tolerance(struct kf_buf *b, const struct kf_task *t)
 static enum kf_status add_target(struct kf_buf *b, const struct kf_device_info *d, const char *arch)
 {
 	if (!d)
-		return kf_buf_addf(b,
-				   "CUDA architecture %s (device limits unknown here: assume at most 1024 threads per "
-				   "block and 48 KiB of shared memory per block without opt-in).",
-				   arch ? arch : "sm_90");
+		return kf_buf_addf(
+		    b,
+		    "CUDA architecture %s (device limits unknown here: assume at most 1024 threads per "
+		    "block and 48 KiB of shared memory per block without opt-in).",
+		    arch ? arch : "sm_90");
 	if (!strcmp(d->backend, "cpu"))
-		return kf_buf_addf(b,
-				   "CUDA architecture %s. On this machine the kernel is verified on kforge's CPU backend "
-				   "(%s, %d threads), which runs the same CUDA source but cannot run inline PTX, wmma/mma, "
-				   "TMA, CUTLASS/CuTe or CUB: avoid them. Limits: at most %d threads per block, %d bytes "
-				   "of shared memory per block.",
-				   arch ? arch : "sm_90", d->name, d->sm_count, d->max_threads_per_block,
-				   d->max_smem_per_block);
-	return kf_buf_addf(b,
-			   "%s (%s, compute capability %d.%d), %d SMs, %.0f GiB global memory, %.0f MiB L2 cache.\n"
-			   "Limits: %d threads per block, block dims up to (%d, %d, %d), grid up to (%d, %d, %d); "
-			   "shared memory %d bytes per block by default, %d with the opt-in attribute.\n"
-			   "Clocks: SM %d MHz, memory %d MHz on a %d-bit bus.",
-			   d->name, d->arch, d->cc_major, d->cc_minor, d->sm_count,
-			   (double)d->global_mem_bytes / (1024.0 * 1024 * 1024), (double)d->l2_bytes / (1024.0 * 1024),
-			   d->max_threads_per_block, d->max_block[0], d->max_block[1], d->max_block[2], d->max_grid[0],
-			   d->max_grid[1], d->max_grid[2], d->max_smem_per_block, d->max_smem_per_block_optin,
-			   d->sm_clock_khz / 1000, d->mem_clock_khz / 1000, d->mem_bus_width_bits);
+		return kf_buf_addf(
+		    b,
+		    "CUDA architecture %s. On this machine the kernel is verified on kforge's CPU backend "
+		    "(%s, %d threads), which runs the same CUDA source but cannot run inline PTX, wmma/mma, "
+		    "TMA, CUTLASS/CuTe or CUB: avoid them. Limits: at most %d threads per block, %d bytes "
+		    "of shared memory per block.",
+		    arch ? arch : "sm_90", d->name, d->sm_count, d->max_threads_per_block,
+		    d->max_smem_per_block);
+	return kf_buf_addf(
+	    b,
+	    "%s (%s, compute capability %d.%d), %d SMs, %.0f GiB global memory, %.0f MiB L2 cache.\n"
+	    "Limits: %d threads per block, block dims up to (%d, %d, %d), grid up to (%d, %d, %d); "
+	    "shared memory %d bytes per block by default, %d with the opt-in attribute.\n"
+	    "Clocks: SM %d MHz, memory %d MHz on a %d-bit bus.",
+	    d->name, d->arch, d->cc_major, d->cc_minor, d->sm_count,
+	    (double)d->global_mem_bytes / (1024.0 * 1024 * 1024), (double)d->l2_bytes / (1024.0 * 1024),
+	    d->max_threads_per_block, d->max_block[0], d->max_block[1], d->max_block[2], d->max_grid[0],
+	    d->max_grid[1], d->max_grid[2], d->max_smem_per_block, d->max_smem_per_block_optin,
+	    d->sm_clock_khz / 1000, d->mem_clock_khz / 1000, d->mem_bus_width_bits);
 }
 
 static enum kf_status add_examples(struct kf_buf *b, const struct kf_prompt_input *in, struct kf_err *err)
@@ -396,10 +410,12 @@ static enum kf_status add_examples(struct kf_buf *b, const struct kf_prompt_inpu
 		snprintf(num, sizeof(num), "%zu", i + 1);
 		if (e->speedup > 0)
 			snprintf(speed, sizeof(speed), "%.2fx", e->speedup);
-		st = kf_buf_add_truncated(&src, e->source ? e->source : "", e->source ? strlen(e->source) : 0);
+		st =
+		    kf_buf_add_truncated(&src, e->source ? e->source : "", e->source ? strlen(e->source) : 0);
 		if (!st) {
-			struct kf_tmpl_var v[] = {{"n", num},	      {"task", e->task_name}, {"speedup", speed},
-						  {"tags", e->tags},  {"change", e->change},  {"source", src.data}};
+			struct kf_tmpl_var v[] = {
+			    {"n", num},	       {"task", e->task_name}, {"speedup", speed},
+			    {"tags", e->tags}, {"change", e->change},  {"source", src.data}};
 			if (i)
 				st = kf_buf_addch(b, '\n');
 			if (!st)
@@ -443,18 +459,19 @@ static enum kf_status add_feedback(struct kf_buf *b, const struct kf_prompt_inpu
 	if (!st && f->max_error >= 0 && !f->correct && (f->failing_check || f->failing_shape))
 		snprintf(maxerr, sizeof(maxerr), "%.6g", f->max_error);
 	if (!st && f->edits_unmatched > 0)
-		st = kf_buf_addf(&edits,
-				 "Note: %d of your %d SEARCH/REPLACE edits did not match the parent and were skipped; "
-				 "SEARCH text must be copied exactly.",
-				 f->edits_unmatched, f->edits_total);
+		st = kf_buf_addf(
+		    &edits,
+		    "Note: %d of your %d SEARCH/REPLACE edits did not match the parent and were skipped; "
+		    "SEARCH text must be copied exactly.",
+		    f->edits_unmatched, f->edits_total);
 	if (!st) {
 		/* Correctness first; profiler detail only once the kernel is correct. */
 		if (f->correct) {
 			struct kf_tmpl_var v[] = {{"profile", prof.data}, {"edits", edits.data}};
 			st = render_named("feedback_correct.txt", v, KF_ARRAY_SIZE(v), b, err);
 		} else {
-			struct kf_tmpl_var v[] = {{"verdict", f->verdict}, {"check", check.data},
-						  {"shape", shape},	   {"max_error", maxerr},
+			struct kf_tmpl_var v[] = {{"verdict", f->verdict},   {"check", check.data},
+						  {"shape", shape},	     {"max_error", maxerr},
 						  {"compile_log", log.data}, {"edits", edits.data}};
 			st = render_named("feedback_wrong.txt", v, KF_ARRAY_SIZE(v), b, err);
 		}
@@ -489,10 +506,14 @@ enum kf_status kf_prompt_build(const struct kf_prompt_input *in, struct kf_buf *
 	const struct kf_task *t = in->task;
 	enum kf_edit_mode mode = in->parent_source ? in->mode : KF_EDIT_FULL;
 	struct kf_buf grammar = KF_BUF_INIT(TEMPLATE_MAX_BYTES), answer = KF_BUF_INIT(TEMPLATE_MAX_BYTES);
-	struct kf_buf dims = KF_BUF_INIT(FIELD_MAX), pub = KF_BUF_INIT(FIELD_MAX), timing = KF_BUF_INIT(FIELD_MAX);
-	struct kf_buf tensors = KF_BUF_INIT(FIELD_MAX), params = KF_BUF_INIT(FIELD_MAX), tol = KF_BUF_INIT(FIELD_MAX);
-	struct kf_buf work = KF_BUF_INIT(FIELD_MAX), target = KF_BUF_INIT(FIELD_MAX), ref = KF_BUF_INIT(SOURCE_MAX);
-	struct kf_buf examples = KF_BUF_INIT(EXAMPLES_MAX * (EXAMPLE_MAX + 1024)), parent = KF_BUF_INIT(SOURCE_MAX);
+	struct kf_buf dims = KF_BUF_INIT(FIELD_MAX), pub = KF_BUF_INIT(FIELD_MAX),
+		      timing = KF_BUF_INIT(FIELD_MAX);
+	struct kf_buf tensors = KF_BUF_INIT(FIELD_MAX), params = KF_BUF_INIT(FIELD_MAX),
+		      tol = KF_BUF_INIT(FIELD_MAX);
+	struct kf_buf work = KF_BUF_INIT(FIELD_MAX), target = KF_BUF_INIT(FIELD_MAX),
+		      ref = KF_BUF_INIT(SOURCE_MAX);
+	struct kf_buf examples = KF_BUF_INIT(EXAMPLES_MAX * (EXAMPLE_MAX + 1024)),
+		      parent = KF_BUF_INIT(SOURCE_MAX);
 	struct kf_buf feedback = KF_BUF_INIT(FIELD_MAX), level = KF_BUF_INIT(16);
 	enum kf_status st = KF_OK;
 
@@ -502,7 +523,8 @@ enum kf_status kf_prompt_build(const struct kf_prompt_input *in, struct kf_buf *
 
 	st = render_named("grammar.txt", NULL, 0, &grammar, err);
 	if (!st)
-		st = render_named(mode == KF_EDIT_DIFF ? "edit_diff.txt" : "edit_full.txt", NULL, 0, &answer, err);
+		st = render_named(mode == KF_EDIT_DIFF ? "edit_diff.txt" : "edit_full.txt", NULL, 0, &answer,
+				  err);
 	if (st)
 		goto out;
 	for (size_t i = 0; i < t->n_dims && !st; i++)
@@ -550,16 +572,25 @@ enum kf_status kf_prompt_build(const struct kf_prompt_input *in, struct kf_buf *
 	if (!st) {
 		bool correct = in->feedback && in->feedback->correct;
 		struct kf_tmpl_var uv[] = {
-			{"title", t->title},		{"name", t->name},
-			{"category", t->category},	{"level", level.data},
-			{"description", t->description}, {"dims", dims.data},
-			{"public_shapes", pub.data},	{"timing_shapes", timing.data},
-			{"tensors", tensors.data},	{"params", params.data},
-			{"tolerance", tol.data},	{"work", work.data},
-			{"target", target.data},	{"reference", ref.data},
-			{"examples", examples.data},	{"parent", parent.data},
-			{"feedback", feedback.data},	{"correct", correct ? "yes" : ""},
-			{"answer_format", answer.data},
+		    {"title", t->title},
+		    {"name", t->name},
+		    {"category", t->category},
+		    {"level", level.data},
+		    {"description", t->description},
+		    {"dims", dims.data},
+		    {"public_shapes", pub.data},
+		    {"timing_shapes", timing.data},
+		    {"tensors", tensors.data},
+		    {"params", params.data},
+		    {"tolerance", tol.data},
+		    {"work", work.data},
+		    {"target", target.data},
+		    {"reference", ref.data},
+		    {"examples", examples.data},
+		    {"parent", parent.data},
+		    {"feedback", feedback.data},
+		    {"correct", correct ? "yes" : ""},
+		    {"answer_format", answer.data},
 		};
 		st = render_named("user.txt", uv, KF_ARRAY_SIZE(uv), user, err);
 	}

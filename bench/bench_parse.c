@@ -9,7 +9,8 @@
 
 static volatile size_t sink;
 
-static double per_call_us(void (*fn)(const char *, size_t, const char *), const char *s, size_t n, const char *parent)
+static double per_call_us(void (*fn)(const char *, size_t, const char *), const char *s, size_t n,
+			  const char *parent)
 {
 	int reps = 1;
 	double t;
@@ -65,21 +66,27 @@ static void report(const char *name, const char *s, const char *parent)
 {
 	size_t n = strlen(s);
 	double base = per_call_us(count_lines, s, n, parent), us = per_call_us(parse, s, n, parent);
-	printf("%-34s %8zu bytes  %10.1f us  %6.1fx a line count (%.1f us)\n", name, n, us, base > 0 ? us / base : 0,
-	       base);
+	printf("%-34s %8zu bytes  %10.1f us  %6.1fx a line count (%.1f us)\n", name, n, us,
+	       base > 0 ? us / base : 0, base);
 }
 
 int main(void)
 {
-	char *fenced = build(20000, "Here is the kernel.\n\n```cuda\n// kforge:launch k grid=(N) block=(256) args=(x, y, N)\n"
-				    "extern \"C\" __global__ void k(const float *x, float *y, int N)\n{\n",
-			     "    y[threadIdx.x] = x[threadIdx.x] * 2.0f; // body line\n", "}\n```\nIt is faster.\n");
-	char *parent = build(20000, "// kforge:launch k grid=(N) block=(256) args=(x, y, N)\n"
-				    "extern \"C\" __global__ void k(const float *x, float *y, int N)\n{\n",
-			     "    y[threadIdx.x] = x[threadIdx.x] * 2.0f; // body line\n", "    int marker_line = 0;\n}\n");
-	const char *edits = "Change the end.\n<<<<<<< SEARCH\n    int marker_line = 0;\n=======\n    int marker_line = 1;\n"
-			    ">>>>>>> REPLACE\n<<<<<<< SEARCH\n      int   marker_line = 1;\n=======\n    int marker_line = 2;\n"
-			    ">>>>>>> REPLACE\n";
+	char *fenced =
+	    build(20000,
+		  "Here is the kernel.\n\n```cuda\n// kforge:launch k grid=(N) block=(256) args=(x, y, N)\n"
+		  "extern \"C\" __global__ void k(const float *x, float *y, int N)\n{\n",
+		  "    y[threadIdx.x] = x[threadIdx.x] * 2.0f; // body line\n", "}\n```\nIt is faster.\n");
+	char *parent = build(20000,
+			     "// kforge:launch k grid=(N) block=(256) args=(x, y, N)\n"
+			     "extern \"C\" __global__ void k(const float *x, float *y, int N)\n{\n",
+			     "    y[threadIdx.x] = x[threadIdx.x] * 2.0f; // body line\n",
+			     "    int marker_line = 0;\n}\n");
+	const char *edits =
+	    "Change the end.\n<<<<<<< SEARCH\n    int marker_line = 0;\n=======\n    int marker_line = 1;\n"
+	    ">>>>>>> REPLACE\n<<<<<<< SEARCH\n      int   marker_line = 1;\n=======\n    int marker_line = "
+	    "2;\n"
+	    ">>>>>>> REPLACE\n";
 	char *patho = build(3u << 19, "", "```cuda\n", "");
 
 	printf("reply parsing (agent/parse.c), time per reply\n");

@@ -56,8 +56,8 @@ static bool server_start(void)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
 			_exit(127);
-		execlp("python3", "python3", "tests/llm_server.py", "--port", "0", "--port-file", port_file, "--log",
-		       srv_log, (char *)NULL);
+		execlp("python3", "python3", "tests/llm_server.py", "--port", "0", "--port-file", port_file,
+		       "--log", srv_log, (char *)NULL);
 		_exit(127);
 	}
 	atexit(server_stop);
@@ -73,8 +73,10 @@ static bool server_start(void)
 			int ok = fscanf(f, "%d", &srv_port);
 			fclose(f);
 			if (ok == 1) {
-				snprintf(base_openai, sizeof(base_openai), "http://127.0.0.1:%d/v1", srv_port);
-				snprintf(base_anthropic, sizeof(base_anthropic), "http://127.0.0.1:%d", srv_port);
+				snprintf(base_openai, sizeof(base_openai), "http://127.0.0.1:%d/v1",
+					 srv_port);
+				snprintf(base_anthropic, sizeof(base_anthropic), "http://127.0.0.1:%d",
+					 srv_port);
 				return true;
 			}
 		}
@@ -84,12 +86,12 @@ static bool server_start(void)
 }
 
 /* Tests that need the server fail once, not with a cascade, when it could not start. */
-#define NEED_SERVER()                                                                                   \
-	do {                                                                                            \
-		if (!server_start()) {                                                                  \
-			CHECKF(0, "the LLM test server is not running");                                \
-			return;                                                                         \
-		}                                                                                       \
+#define NEED_SERVER()                                                                                        \
+	do {                                                                                                 \
+		if (!server_start()) {                                                                       \
+			CHECKF(0, "the LLM test server is not running");                                     \
+			return;                                                                              \
+		}                                                                                            \
 	} while (0)
 
 static size_t sink(char *p, size_t s, size_t n, void *u)
@@ -176,8 +178,8 @@ static struct kf_llm_config cfg_for(enum kf_llm_provider p, const char *model)
 }
 
 /* Submits n copies of a simple prompt and polls until all are done; results by tag. */
-static enum kf_status run_n(const struct kf_llm_config *cfg, int n, struct kf_llm_result **res, double *wall_ms,
-			    struct kf_err *err)
+static enum kf_status run_n(const struct kf_llm_config *cfg, int n, struct kf_llm_result **res,
+			    double *wall_ms, struct kf_err *err)
 {
 	struct kf_llm_client *c;
 	struct kf_llm_message m = {"user", "write a kernel please"};
@@ -245,7 +247,8 @@ static void test_openai_exchange(void)
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
 	cJSON *log;
-	CHECK(server_script("{\"replies\":[{\"text\":\"```cuda\\nok\\n```\",\"tokens_in\":1000,\"tokens_out\":500}]}"));
+	CHECK(server_script(
+	    "{\"replies\":[{\"text\":\"```cuda\\nok\\n```\",\"tokens_in\":1000,\"tokens_out\":500}]}"));
 	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o-mini-2024-07-18");
 	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
 	if (!r[0])
@@ -286,8 +289,9 @@ static void test_anthropic_exchange(void)
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_config cfg;
 	cJSON *log;
-	CHECK(server_script("{\"replies\":[{\"text\":\"hello\",\"finish_reason\":\"length\",\"tokens_in\":2000,"
-			    "\"tokens_out\":100}]}"));
+	CHECK(
+	    server_script("{\"replies\":[{\"text\":\"hello\",\"finish_reason\":\"length\",\"tokens_in\":2000,"
+			  "\"tokens_out\":100}]}"));
 	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-sonnet-4-5-20250929");
 	cfg.max_tokens = 1234;
 	cfg.temperature_set = true;
@@ -343,7 +347,9 @@ static void test_token_field_and_prices(void)
 	/* A user price table extends the built-in one (and overrides an entry). */
 	snprintf(prices, sizeof(prices), "%s/prices.json", srv_dir);
 	f = fopen(prices, "w");
-	fputs("{\"models\":{\"qwen2.5-coder*\":{\"input\":1.0,\"output\":2.0},\"gpt-4o*\":{\"input\":100,\"output\":0}}}", f);
+	fputs("{\"models\":{\"qwen2.5-coder*\":{\"input\":1.0,\"output\":2.0},\"gpt-4o*\":{\"input\":100,"
+	      "\"output\":0}}}",
+	      f);
 	fclose(f);
 	CHECK(server_script("{\"replies\":[{\"text\":\"a\",\"tokens_in\":10,\"tokens_out\":10}]}"));
 	cfg.prices_path = prices;
@@ -359,7 +365,8 @@ static void test_token_field_and_prices(void)
 		CHECK(kf_prices_load(prices, &p, &err) == KF_OK);
 		CHECK(kf_prices_cost(p, "gpt-4o-2024-08-06", 1000000, 5, &usd));
 		CHECK_NEAR(usd, 100.0, 1e-9);
-		CHECK(kf_prices_cost(p, "gpt-4o-mini", 1000000, 0, &usd)); /* longer built-in prefix still wins */
+		CHECK(kf_prices_cost(p, "gpt-4o-mini", 1000000, 0,
+				     &usd)); /* longer built-in prefix still wins */
 		CHECK_NEAR(usd, 0.15, 1e-9);
 		CHECK(!kf_prices_cost(p, "gpt-3", 1, 1, &usd));
 		kf_prices_free(p);
@@ -383,7 +390,8 @@ static void test_retry_429_retry_after(void)
 	struct kf_llm_config cfg;
 	double wall;
 	cJSON *log;
-	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"1\"},{\"text\":\"after\"}]}"));
+	CHECK(
+	    server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"1\"},{\"text\":\"after\"}]}"));
 	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (!r[0])
@@ -405,8 +413,9 @@ static void test_retry_429_retry_after(void)
 	kf_llm_result_free(r[0]);
 
 	/* retry-after-ms wins over retry-after */
-	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_ms\":\"200\",\"retry_after\":\"30\"},"
-			    "{\"text\":\"after\"}]}"));
+	CHECK(server_script(
+	    "{\"replies\":[{\"fault\":\"429\",\"retry_after_ms\":\"200\",\"retry_after\":\"30\"},"
+	    "{\"text\":\"after\"}]}"));
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
 		CHECK_EQ_INT(r[0]->attempts, 2);
@@ -424,7 +433,8 @@ static void test_retry_after_date_and_should_retry(void)
 	double wall;
 
 	/* retry-after as an HTTP date 2 s ahead (whole seconds: the wait is 1..2 s) */
-	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_in_s\":2},{\"text\":\"dated\"}]}"));
+	CHECK(
+	    server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_in_s\":2},{\"text\":\"dated\"}]}"));
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
 		CHECK_STR(r[0]->text, "dated");
@@ -433,7 +443,8 @@ static void test_retry_after_date_and_should_retry(void)
 	}
 	kf_llm_result_free(r[0]);
 	/* the server's x-should-retry overrides the status rules both ways */
-	CHECK(server_script("{\"replies\":[{\"fault\":\"500\",\"headers\":{\"x-should-retry\":\"false\"}},{\"text\":\"x\"}]}"));
+	CHECK(server_script("{\"replies\":[{\"fault\":\"500\",\"headers\":{\"x-should-retry\":\"false\"}},{"
+			    "\"text\":\"x\"}]}"));
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
 		CHECK_EQ_INT(r[0]->status, KF_ERR_HTTP);
@@ -484,8 +495,9 @@ static void test_retry_5xx_then_success(void)
 	CHECK_CONTAINS(client_log.data, "http 529: overloaded_error");
 
 	/* retries run out: 3 attempts (max_retries 2), the last error is reported */
-	CHECK(server_script("{\"replies\":[{\"fault\":\"500\",\"retry_after_ms\":\"10\"},"
-			    "{\"fault\":\"500\",\"retry_after_ms\":\"10\"},{\"fault\":\"503\"},{\"text\":\"never\"}]}"));
+	CHECK(server_script(
+	    "{\"replies\":[{\"fault\":\"500\",\"retry_after_ms\":\"10\"},"
+	    "{\"fault\":\"500\",\"retry_after_ms\":\"10\"},{\"fault\":\"503\"},{\"text\":\"never\"}]}"));
 	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
@@ -504,11 +516,11 @@ static void test_final_errors_not_retried(void)
 {
 	NEED_SERVER();
 	static const char *const scripts[] = {
-		"{\"replies\":[{\"fault\":\"status\",\"status\":400},{\"text\":\"x\"}]}",
-		"{\"replies\":[{\"fault\":\"status\",\"status\":401},{\"text\":\"x\"}]}",
-		"{\"replies\":[{\"fault\":\"status\",\"status\":403},{\"text\":\"x\"}]}",
-		"{\"replies\":[{\"fault\":\"status\",\"status\":404},{\"text\":\"x\"}]}",
-		"{\"replies\":[{\"fault\":\"429\",\"quota\":true},{\"text\":\"x\"}]}",
+	    "{\"replies\":[{\"fault\":\"status\",\"status\":400},{\"text\":\"x\"}]}",
+	    "{\"replies\":[{\"fault\":\"status\",\"status\":401},{\"text\":\"x\"}]}",
+	    "{\"replies\":[{\"fault\":\"status\",\"status\":403},{\"text\":\"x\"}]}",
+	    "{\"replies\":[{\"fault\":\"status\",\"status\":404},{\"text\":\"x\"}]}",
+	    "{\"replies\":[{\"fault\":\"429\",\"quota\":true},{\"text\":\"x\"}]}",
 	};
 	static const int want[] = {400, 401, 403, 404, 429};
 	for (size_t i = 0; i < KF_ARRAY_SIZE(scripts); i++) {
@@ -554,13 +566,15 @@ static void test_timeout_then_success(void)
 	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
 	double wall;
 	cfg.timeout_ms = 400;
-	CHECK(server_script("{\"replies\":[{\"fault\":\"slow\",\"sleep_s\":2,\"text\":\"late\"},{\"text\":\"on time\"}]}"));
+	CHECK(server_script(
+	    "{\"replies\":[{\"fault\":\"slow\",\"sleep_s\":2,\"text\":\"late\"},{\"text\":\"on time\"}]}"));
 	CHECKF(run_n(&cfg, 1, r, &wall, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
 		CHECK_EQ_INT(r[0]->status, KF_OK);
 		CHECK_STR(r[0]->text, "on time");
 		CHECK_EQ_INT(r[0]->attempts, 2);
-		CHECKF(wall >= 700 && wall < 5000, "wall %.0f ms", wall); /* 400 timeout + ~0.4-0.5 s backoff */
+		CHECKF(wall >= 700 && wall < 5000, "wall %.0f ms",
+		       wall); /* 400 timeout + ~0.4-0.5 s backoff */
 	}
 	kf_llm_result_free(r[0]);
 	CHECK_CONTAINS(client_log.data, "no complete reply within 400 ms");
@@ -632,9 +646,11 @@ static void test_broken_bodies(void)
 	/* Bounded body: a reply larger than the bound is an error, never a huge allocation. */
 	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
 	cfg.max_response_bytes = 256;
-	CHECK(server_script("{\"replies\":[{\"text\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-			    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-			    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}]}"));
+	CHECK(server_script(
+	    "{\"replies\":[{\"text\":"
+	    "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}]}"));
 	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
 	if (r[0]) {
 		CHECK_EQ_INT(r[0]->status, KF_ERR_LIMIT);
@@ -709,8 +725,9 @@ static void test_concurrency(void)
 
 	/* A request in backoff does not hold up the others: one 429 (retry-after 1 s) among fast ones. */
 	cfg.concurrency = 4;
-	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"2\"},{\"text\":\"a\"},{\"text\":\"b\"},"
-			    "{\"text\":\"c\"},{\"text\":\"d\"}]}"));
+	CHECK(server_script(
+	    "{\"replies\":[{\"fault\":\"429\",\"retry_after\":\"2\"},{\"text\":\"a\"},{\"text\":\"b\"},"
+	    "{\"text\":\"c\"},{\"text\":\"d\"}]}"));
 	{
 		struct kf_llm_client *c = NULL;
 		struct kf_llm_message m = {"user", "x"};
@@ -792,8 +809,10 @@ static void test_missing_key_and_settings(void)
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_client *c = NULL;
 	struct kf_llm_config cfg = {0};
-	char *saved_key = kf_strdup(getenv("OPENAI_API_KEY")), *saved_base = kf_strdup(getenv("OPENAI_BASE_URL"));
-	char *saved_akey = kf_strdup(getenv("ANTHROPIC_API_KEY")), *saved_abase = kf_strdup(getenv("ANTHROPIC_BASE_URL"));
+	char *saved_key = kf_strdup(getenv("OPENAI_API_KEY")),
+	     *saved_base = kf_strdup(getenv("OPENAI_BASE_URL"));
+	char *saved_akey = kf_strdup(getenv("ANTHROPIC_API_KEY")),
+	     *saved_abase = kf_strdup(getenv("ANTHROPIC_BASE_URL"));
 
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("OPENAI_BASE_URL");
@@ -847,8 +866,8 @@ static void test_missing_key_and_settings(void)
 		/* requests Anthropic would refuse are refused here, before any network */
 		struct kf_llm_message sys = {"system", "x"}, two[2] = {{"user", "a"}, {"user", "b"}},
 				      asst = {"assistant", "a"};
-		struct kf_llm_request r1 = {NULL, 1, &sys, 0}, r2 = {NULL, 2, two, 0}, r3 = {NULL, 1, &asst, 0},
-				      r4 = {NULL, 0, NULL, 0};
+		struct kf_llm_request r1 = {NULL, 1, &sys, 0}, r2 = {NULL, 2, two, 0},
+				      r3 = {NULL, 1, &asst, 0}, r4 = {NULL, 0, NULL, 0};
 		CHECK(kf_llm_submit(c, &r1, 1, &err) == KF_ERR_INVALID);
 		CHECK(kf_llm_submit(c, &r2, 2, &err) == KF_ERR_INVALID);
 		CHECK(kf_llm_submit(c, &r3, 3, &err) == KF_ERR_INVALID);
@@ -976,8 +995,8 @@ static void test_server_up(void)
 }
 
 KF_TEST_MAIN(TEST(test_server_up), TEST(test_provider_names), TEST(test_openai_exchange),
-	     TEST(test_anthropic_exchange), TEST(test_token_field_and_prices), TEST(test_retry_429_retry_after),
-	     TEST(test_retry_after_date_and_should_retry),
-	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried), TEST(test_timeout_then_success),
-	     TEST(test_broken_bodies), TEST(test_concurrency), TEST(test_key_never_written),
-	     TEST(test_missing_key_and_settings), TEST(test_replay))
+	     TEST(test_anthropic_exchange), TEST(test_token_field_and_prices),
+	     TEST(test_retry_429_retry_after), TEST(test_retry_after_date_and_should_retry),
+	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried),
+	     TEST(test_timeout_then_success), TEST(test_broken_bodies), TEST(test_concurrency),
+	     TEST(test_key_never_written), TEST(test_missing_key_and_settings), TEST(test_replay))

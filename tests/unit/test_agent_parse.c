@@ -42,8 +42,10 @@ static void test_corpus(void)
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "cases"))
 	{
 		const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
-		const cJSON *fin = cJSON_GetObjectItem(c, "finish_reason"), *edits = cJSON_GetObjectItem(c, "edits");
-		const cJSON *reason = cJSON_GetObjectItem(c, "reason"), *fuzzy = cJSON_GetObjectItem(c, "fuzzy");
+		const cJSON *fin = cJSON_GetObjectItem(c, "finish_reason"),
+			    *edits = cJSON_GetObjectItem(c, "edits");
+		const cJSON *reason = cJSON_GetObjectItem(c, "reason"),
+			    *fuzzy = cJSON_GetObjectItem(c, "fuzzy");
 		bool want_ok = !strcmp(cJSON_GetObjectItem(c, "expect")->valuestring, "ok");
 		bool use_parent = cJSON_IsTrue(cJSON_GetObjectItem(c, "parent"));
 		char path[256];
@@ -61,25 +63,26 @@ static void test_corpus(void)
 		n++;
 		st = kf_parse_reply(reply, rlen, cJSON_IsString(fin) ? fin->valuestring : "stop",
 				    use_parent ? parent : NULL, &r, &err);
-		CHECKF(st == (want_ok ? KF_OK : KF_ERR_PARSE), "%s: status %s, reason '%s'", name, kf_status_name(st),
-		       r.reason);
+		CHECKF(st == (want_ok ? KF_OK : KF_ERR_PARSE), "%s: status %s, reason '%s'", name,
+		       kf_status_name(st), r.reason);
 		CHECKF(want_ok == (r.source != NULL), "%s: source %s", name, r.source ? "set" : "missing");
 		if (!want_ok)
 			CHECKF(r.reason[0], "%s: a parse error needs a reason", name);
 		if (cJSON_IsString(reason))
-			CHECKF(strstr(r.reason, reason->valuestring), "%s: reason '%s' lacks '%s'", name, r.reason,
-			       reason->valuestring);
+			CHECKF(strstr(r.reason, reason->valuestring), "%s: reason '%s' lacks '%s'", name,
+			       r.reason, reason->valuestring);
 		if (cJSON_IsArray(edits)) {
-			CHECKF(r.edits_total == cJSON_GetArrayItem(edits, 0)->valueint, "%s: total %d", name, r.edits_total);
-			CHECKF(r.edits_applied == cJSON_GetArrayItem(edits, 1)->valueint, "%s: applied %d", name,
-			       r.edits_applied);
-			CHECKF(r.edits_unmatched == cJSON_GetArrayItem(edits, 2)->valueint, "%s: unmatched %d", name,
-			       r.edits_unmatched);
+			CHECKF(r.edits_total == cJSON_GetArrayItem(edits, 0)->valueint, "%s: total %d", name,
+			       r.edits_total);
+			CHECKF(r.edits_applied == cJSON_GetArrayItem(edits, 1)->valueint, "%s: applied %d",
+			       name, r.edits_applied);
+			CHECKF(r.edits_unmatched == cJSON_GetArrayItem(edits, 2)->valueint,
+			       "%s: unmatched %d", name, r.edits_unmatched);
 		}
 		if (cJSON_IsNumber(fuzzy))
 			CHECKF(r.edits_fuzzy == fuzzy->valueint, "%s: fuzzy %d", name, r.edits_fuzzy);
-		CHECKF(r.need_rewrite == cJSON_IsTrue(cJSON_GetObjectItem(c, "need_rewrite")), "%s: need_rewrite %d", name,
-		       r.need_rewrite);
+		CHECKF(r.need_rewrite == cJSON_IsTrue(cJSON_GetObjectItem(c, "need_rewrite")),
+		       "%s: need_rewrite %d", name, r.need_rewrite);
 		check_strings(name, r.source, cJSON_GetObjectItem(c, "has"), true);
 		check_strings(name, r.source, cJSON_GetObjectItem(c, "lacks"), false);
 		if (r.source)
@@ -101,7 +104,8 @@ static void test_apply_edits(void)
 	const char *e1 = "<<<<<<< SEARCH\n  b(1);\n=======\n  b(2);\n>>>>>>> REPLACE\n";
 	const char *e2 = "<<<<<<< SEARCH\nb(1);\nc\n=======\nB\nC\n>>>>>>> REPLACE\n";
 	const char *e3 = "<<<<<<< SEARCH\n\n=======\nx\n>>>>>>> REPLACE\n";
-	const char *e4 = "<<<<<<< SEARCH\n  b(1);\n=======\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n  b(1);\n=======\n>>>>>>> REPLACE\n"
+	const char *e4 = "<<<<<<< SEARCH\n  b(1);\n=======\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n  "
+			 "b(1);\n=======\n>>>>>>> REPLACE\n"
 			 "<<<<<<< SEARCH\n  b(1);\n=======\n>>>>>>> REPLACE\n";
 
 	/* exact: the first occurrence only */
@@ -205,9 +209,22 @@ static void test_garbage(void)
 static void test_random_splices(void)
 {
 	static const char *const frag[] = {
-		"```cuda\n", "```\n", "````\n", "// kforge:launch k grid=(N) block=(32) args=(x, N)\n",
-		"extern \"C\" __global__ void k(float *x, int N) { }\n", "<<<<<<< SEARCH\n", "=======\n",
-		">>>>>>> REPLACE\n", "    m = red[0];\n", "text ", "\n", "\r\n", "`", "<<<<<<<", "  sum = red[0];\n", "",
+	    "```cuda\n",
+	    "```\n",
+	    "````\n",
+	    "// kforge:launch k grid=(N) block=(32) args=(x, N)\n",
+	    "extern \"C\" __global__ void k(float *x, int N) { }\n",
+	    "<<<<<<< SEARCH\n",
+	    "=======\n",
+	    ">>>>>>> REPLACE\n",
+	    "    m = red[0];\n",
+	    "text ",
+	    "\n",
+	    "\r\n",
+	    "`",
+	    "<<<<<<<",
+	    "  sum = red[0];\n",
+	    "",
 	};
 	char *parent = slurp(DATA "parent.cu", NULL);
 	uint64_t s = 99;
@@ -223,8 +240,8 @@ static void test_random_splices(void)
 			s = s * 6364136223846793005ull + 1442695040888963407ull;
 			kf_buf_adds(&b, frag[(s >> 33) % KF_ARRAY_SIZE(frag)]);
 		}
-		st = kf_parse_reply(b.data, b.len, (s >> 40) & 1 ? "length" : "stop", (s >> 41) & 1 ? parent : NULL, &r,
-				    &err);
+		st = kf_parse_reply(b.data, b.len, (s >> 40) & 1 ? "length" : "stop",
+				    (s >> 41) & 1 ? parent : NULL, &r, &err);
 		CHECKF(st == KF_OK || st == KF_ERR_PARSE, "iteration %d: %s", it, kf_status_name(st));
 		if (st == KF_OK)
 			CHECKF(r.source && strstr(r.source, "kforge:launch"), "iteration %d", it);

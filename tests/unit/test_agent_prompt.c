@@ -17,7 +17,8 @@ static void test_render(void)
 	struct kf_err err = KF_ERR_INIT;
 	const char *t1 = "x {{a}} {{ a }}{{#a}}[yes]{{/a}}{{^empty}}[no]{{/empty}}{{#null}}[never]{{/null}}";
 	const char *t2 = "start\n{{#a}}\nkept line\n{{/a}}\n{{#empty}}\ndropped line\n{{/empty}}\nend\n";
-	const char *bad[] = {"{{nope}}", "{{#a}}open", "{{/a}}", "{{a", "{{#a}}{{/empty}}", "{{}}", "{{a b}}"};
+	const char *bad[] = {"{{nope}}",	 "{{#a}}open", "{{/a}}", "{{a",
+			     "{{#a}}{{/empty}}", "{{}}",       "{{a b}}"};
 
 	CHECK(kf_tmpl_render(t1, strlen(t1), v, KF_ARRAY_SIZE(v), &out, &err) == KF_OK);
 	CHECK_STR(out.data, "x A A[yes][no]");
@@ -31,7 +32,8 @@ static void test_render(void)
 	CHECK_STR(out.data, "{{a}} {{#a}}");
 	for (size_t i = 0; i < KF_ARRAY_SIZE(bad); i++) {
 		kf_buf_reset(&out);
-		CHECKF(kf_tmpl_render(bad[i], strlen(bad[i]), v, KF_ARRAY_SIZE(v), &out, &err) == KF_ERR_INVALID,
+		CHECKF(kf_tmpl_render(bad[i], strlen(bad[i]), v, KF_ARRAY_SIZE(v), &out, &err) ==
+			   KF_ERR_INVALID,
 		       "'%s' rendered", bad[i]);
 	}
 	CHECK_CONTAINS(err.msg, "line 1");
@@ -67,14 +69,27 @@ static void test_first_prompt(void)
 	char *ref = NULL;
 	struct kf_buf sys = KF_BUF_INIT(1 << 20), user = KF_BUF_INIT(1 << 20), r = KF_BUF_INIT(1 << 20);
 	struct kf_err err = KF_ERR_INIT;
-	struct kf_device_info dev = {.backend = "cuda", .name = "NVIDIA H200", .arch = "sm_90", .cc_major = 9,
-				     .sm_count = 132, .global_mem_bytes = 150ull << 30, .l2_bytes = 60ull << 20,
-				     .max_threads_per_block = 1024, .max_block = {1024, 1024, 64},
-				     .max_grid = {2147483647, 65535, 65535}, .max_smem_per_block = 49152,
-				     .max_smem_per_block_optin = 232448, .sm_clock_khz = 1980000, .mem_clock_khz = 2619000,
+	struct kf_device_info dev = {.backend = "cuda",
+				     .name = "NVIDIA H200",
+				     .arch = "sm_90",
+				     .cc_major = 9,
+				     .sm_count = 132,
+				     .global_mem_bytes = 150ull << 30,
+				     .l2_bytes = 60ull << 20,
+				     .max_threads_per_block = 1024,
+				     .max_block = {1024, 1024, 64},
+				     .max_grid = {2147483647, 65535, 65535},
+				     .max_smem_per_block = 49152,
+				     .max_smem_per_block_optin = 232448,
+				     .sm_clock_khz = 1980000,
+				     .mem_clock_khz = 2619000,
 				     .mem_bus_width_bits = 6144};
-	struct kf_device_info cpu = {.backend = "cpu", .name = "AMD EPYC", .arch = "host", .sm_count = 2,
-				     .max_threads_per_block = 1024, .max_smem_per_block = 49152};
+	struct kf_device_info cpu = {.backend = "cpu",
+				     .name = "AMD EPYC",
+				     .arch = "host",
+				     .sm_count = 2,
+				     .max_threads_per_block = 1024,
+				     .max_smem_per_block = 49152};
 	struct kf_prompt_input in = {0};
 
 	if (!t)
@@ -93,7 +108,8 @@ static void test_first_prompt(void)
 	CHECK_CONTAINS(user.data, "sum_j exp(x[b, j])");
 	CHECK_CONTAINS(user.data, "- B=64 N=1000\n- B=16 N=4096\n");
 	CHECK_CONTAINS(user.data, "Speed is measured at:\n- B=4096 N=4096\n");
-	CHECK_CONTAINS(user.data, "- x: input f32 [B, N] as `const float *`, typically normal(mean 0, std 1)");
+	CHECK_CONTAINS(user.data,
+		       "- x: input f32 [B, N] as `const float *`, typically normal(mean 0, std 1)");
 	CHECK_CONTAINS(user.data, "- y: output f32 [B, N] as `float *`");
 	CHECK_CONTAINS(user.data, "- eps: f32 = 1e-05");
 	CHECK_CONTAINS(user.data, "f32 |out - ref| <= 1e-05 + 1e-05*|ref|");
@@ -147,13 +163,15 @@ static void test_feedback_prompts(void)
 	struct kf_shape hidden = {0}, pub = {0};
 	struct kf_prompt_feedback fb = {0};
 	struct kf_prompt_example ex[2] = {
-		{"softmax_cols_f32", "// kforge:launch k grid=(B) block=(32) args=(x, y, B, N)\nextern \"C\" __global__ void k() {}",
-		 2.5, "warp-shuffle,vectorized", "one warp per row instead of a block"},
-		{NULL, "// example two", 0, NULL, NULL},
+	    {"softmax_cols_f32",
+	     "// kforge:launch k grid=(B) block=(32) args=(x, y, B, N)\nextern \"C\" __global__ void k() {}",
+	     2.5, "warp-shuffle,vectorized", "one warp per row instead of a block"},
+	    {NULL, "// example two", 0, NULL, NULL},
 	};
 	struct kf_prompt_input in = {0};
 	const char *parent = "// kforge:launch softmax_rows grid=(B) block=(256) args=(x, y, B, N)\n"
-			     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { /* PARENT */ }\n";
+			     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int "
+			     "N) { /* PARENT */ }\n";
 
 	if (!t)
 		return;
@@ -186,7 +204,9 @@ static void test_feedback_prompts(void)
 	CHECK_CONTAINS(sys.data, "SEARCH/REPLACE blocks");
 	CHECK_CONTAINS(user.data, "## Current kernel");
 	CHECK_CONTAINS(user.data, "/* PARENT */ }\n```\n");
-	CHECK_CONTAINS(user.data, "Verdict: wrong_result\nFailing check: max abs error 0.5 at y[2, ?] (B=? N=?, row length ?)");
+	CHECK_CONTAINS(
+	    user.data,
+	    "Verdict: wrong_result\nFailing check: max abs error 0.5 at y[2, ?] (B=? N=?, row length ?)");
 	CHECK_CONTAINS(user.data, "At shape: one of the hidden shapes (not shown)");
 	CHECK_CONTAINS(user.data, "Max error: 0.5\n");
 	CHECK_CONTAINS(user.data, "Compiler output (excerpt):\n```\nkernel.cu(0): error");
@@ -195,8 +215,10 @@ static void test_feedback_prompts(void)
 	CHECK_CONTAINS(user.data, "2 of your 3 SEARCH/REPLACE edits did not match");
 	CHECK(!strstr(user.data, "speedup 1.8x")); /* no profile before the kernel is correct */
 	CHECK_CONTAINS(user.data, "The current kernel is not correct");
-	CHECK_CONTAINS(user.data, "### Example 1: softmax_cols_f32 (2.50x over its reference)\nTechniques: "
-				  "warp-shuffle,vectorized\nWhat changed: one warp per row instead of a block\n```cuda\n");
+	CHECK_CONTAINS(
+	    user.data,
+	    "### Example 1: softmax_cols_f32 (2.50x over its reference)\nTechniques: "
+	    "warp-shuffle,vectorized\nWhat changed: one warp per row instead of a block\n```cuda\n");
 	CHECK_CONTAINS(user.data, "### Example 2\n```cuda\n// example two\n```");
 	/* correctness feedback comes before the instructions */
 	CHECK(strstr(user.data, "Failing check") < strstr(user.data, "## Your job"));
@@ -217,8 +239,9 @@ static void test_feedback_prompts(void)
 	kf_buf_reset(&sys);
 	kf_buf_reset(&user);
 	fb = (struct kf_prompt_feedback){.correct = true,
-					 .profile_text = "time 12.5 us, speedup 1.8x [1.7, 1.9], 71% of DRAM peak, "
-							 "occupancy 50%, 40 registers, 0 spills",
+					 .profile_text =
+					     "time 12.5 us, speedup 1.8x [1.7, 1.9], 71% of DRAM peak, "
+					     "occupancy 50%, 40 registers, 0 spills",
 					 .max_error = -1};
 	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
 	CHECK_CONTAINS(user.data, "Verdict: correct\nProfile:\n```\ntime 12.5 us, speedup 1.8x [1.7, 1.9]");
@@ -278,4 +301,5 @@ static void test_template_override(void)
 	CHECK(err.code == KF_ERR_NOTFOUND);
 }
 
-KF_TEST_MAIN(TEST(test_render), TEST(test_first_prompt), TEST(test_feedback_prompts), TEST(test_template_override))
+KF_TEST_MAIN(TEST(test_render), TEST(test_first_prompt), TEST(test_feedback_prompts),
+	     TEST(test_template_override))
