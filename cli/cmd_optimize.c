@@ -1,10 +1,303 @@
-/* kforge optimize: until its module lands, the command says so and exits 3 (spec/cli.md). */
+/* kforge optimize TASK: the LLM search (agent/optimize.h) from the command line: options, provider
+ * defaults from the environment, a live status line on a terminal, the final summary (text or --json),
+ * and the exit codes of spec/cli.md (0 completed, improved or not; 130 interrupted and resumable). */
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent/optimize.h"
 #include "cli.h"
+
+static const char help[] =
+	"Searches for a faster kernel for TASK: an LLM proposes candidates (whole files or SEARCH/REPLACE\n"
+	"edits of a parent), each is verified and, when correct, timed against the reference; everything\n"
+	"is recorded in the knowledge base. Writes DIR/best.cu (when a verified candidate beats the\n"
+	"reference), DIR/report.md and DIR/report.html.\n\n"
+	"options:\n"
+	"  --strategy S          evo (islands, MAP-Elites cells, migration; default) or mcts (UCT tree)\n"
+	"  --provider P          openai, anthropic or replay (default: from the environment: openai when\n"
+	"                        OPENAI_API_KEY or OPENAI_BASE_URL is set, else anthropic when\n"
+	"                        ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set)\n"
+	"  --model NAME          model (default $KFORGE_MODEL)\n"
+	"  --base-url URL        API endpoint (default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else public)\n"
+	"  --max-tokens N        reply limit per request (default 8192)\n"
+	"  --max-tokens-field F  openai body field for it: max_completion_tokens (default) or max_tokens\n"
+	"  --timeout SEC         per HTTP attempt (default 600)\n"
+	"  --budget-calls N      LLM requests at most (default 20)\n"
+	"  --budget-usd X        stop submitting once this much was spent\n"
+	"  --time-limit SEC      stop submitting after this long\n"
+	"  --concurrency N       LLM requests in flight (default 4); replay reproduces a run with the same\n"
+	"                        --seed and --concurrency\n"
+	"  --backend B           auto (default), cpu or cuda\n"
+	"  --db FILE             knowledge base (default $KFORGE_DB, else kforge.db)\n"
+	"  --out DIR             output folder (default kforge-out/<task>)\n"
+	"  --seed N              seed of every search choice (default: random, recorded in the run)\n"
+	"  --resume RUN          continue an interrupted (or finished) run from the knowledge base\n"
+	"  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
+	"  --json                print only a JSON summary\n"
+	"The search stops submitting at a budget or after 8 candidates in a row without a new best.\n"
+	"On the cpu backend speedups are CPU-clock ratios, labelled (cpu); they are not GPU speed.\n"
+	"exit: 0 run completed (improved or not), 2 bad input, 3 internal, 4 unavailable (no API key,\n"
+	"no GPU), 130 interrupted (resumable with --resume)\n";
+
+struct live {
+	bool tty;
+	bool shown;
+};
+
+static void on_progress(void *ctx, const struct kf_optimize_progress *p)
+{
+	struct live *l = ctx;
+	if (!l->tty)
+		return;
+	int64_t failed = 0;
+	for (int i = 1; i <= KF_VERDICT_COUNT; i++)
+		failed += p->by_verdict[i];
+	char best[96];
+	if (p->best_speedup > 0)
+		snprintf(best, sizeof(best), "best %.2fx [%.2f, %.2f]", p->best_speedup, p->best_lo, p->best_hi);
+	else
+		snprintf(best, sizeof(best), "no improvement yet");
+	fprintf(stderr, "\r\033[Krun %lld: %lld calls, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
+		(long long)p->run_id, (long long)p->calls, (long long)p->candidates,
+		(long long)p->by_verdict[KF_VERDICT_PASS], (long long)failed, best, p->spend_usd, p->elapsed_s);
+	l->shown = true;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	kf_cli_interrupted = 1;
+	kf_optimize_stop = 1;
+}
+
+static bool parse_pos_double(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (!*s || *end || !isfinite(v) || v <= 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void print_summary(const struct kf_optimize_result *r, bool json)
+{
+	if (json) {
+		cJSON *o = cJSON_CreateObject(), *v = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
+		cJSON_AddStringToObject(o, "status", r->status);
+		cJSON_AddBoolToObject(o, "improved", r->improved);
+		cJSON_AddBoolToObject(o, "significant", r->significant);
+		cJSON_AddStringToObject(o, "clock", r->clock);
+		if (r->best_candidate_id) {
+			cJSON_AddNumberToObject(o, "best_candidate_id", (double)r->best_candidate_id);
+			cJSON_AddNumberToObject(o, "best_speedup", r->best_speedup);
+			cJSON_AddNumberToObject(o, "best_speedup_lo", r->best_lo);
+			cJSON_AddNumberToObject(o, "best_speedup_hi", r->best_hi);
+		} else {
+			cJSON_AddNullToObject(o, "best_candidate_id");
+		}
+		cJSON_AddNumberToObject(o, "calls", (double)r->calls);
+		cJSON_AddNumberToObject(o, "candidates", (double)r->candidates);
+		cJSON_AddNumberToObject(o, "verified", (double)r->verified);
+		for (int i = 0; i < KF_VERDICT_COUNT; i++)
+			cJSON_AddNumberToObject(v, kf_verdict_name((enum kf_verdict)i), (double)r->by_verdict[i]);
+		cJSON_AddNumberToObject(v, "parse_error", (double)r->by_verdict[KF_VERDICT_COUNT]);
+		cJSON_AddItemToObject(o, "by_verdict", v);
+		cJSON_AddNumberToObject(o, "spend_usd", r->spend_usd);
+		cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
+		cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
+		cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
+		cJSON_AddStringToObject(o, "best_path", r->best_path);
+		cJSON_AddStringToObject(o, "report_md", r->report_md);
+		cJSON_AddStringToObject(o, "report_html", r->report_html);
+		char *s = cJSON_Print(o);
+		puts(s);
+		free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	printf("run %lld: %s; %lld calls, %lld candidates, %lld verified, $%.4f, %.1f s\n", (long long)r->run_id,
+	       r->status, (long long)r->calls, (long long)r->candidates, (long long)r->verified, r->spend_usd,
+	       r->elapsed_s);
+	if (r->improved)
+		printf("improved: best candidate %lld is %.3fx faster than the reference (95%% CI %.3f-%.3f, %s clock%s)\n",
+		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
+		       r->significant ? ", significant" : ", not significant");
+	else if (r->best_candidate_id)
+		printf("no verified improvement: the best verified candidate (%lld) is %.3fx the reference (%s clock)\n",
+		       (long long)r->best_candidate_id, r->best_speedup, r->clock);
+	else
+		printf("no verified improvement: no candidate passed verification\n");
+	if (r->best_path[0])
+		printf("best kernel: %s\n", r->best_path);
+	if (r->report_md[0])
+		printf("report: %s\n", r->report_md);
+	if (r->report_html[0])
+		printf("report: %s\n", r->report_html);
+}
 
 int cmd_optimize(int argc, char **argv)
 {
+	const char *strategy = NULL, *provider = NULL, *model = NULL, *base_url = NULL, *bcalls = NULL,
+		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
+		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL, *pos[1];
+	bool json = false;
+	const struct kf_opt opts[] = {
+		{"strategy", true, &strategy, NULL},	  {"provider", true, &provider, NULL},
+		{"model", true, &model, NULL},		  {"base-url", true, &base_url, NULL},
+		{"budget-calls", true, &bcalls, NULL},	  {"budget-usd", true, &busd, NULL},
+		{"time-limit", true, &tlimit, NULL},	  {"concurrency", true, &conc, NULL},
+		{"backend", true, &backend, NULL},	  {"db", true, &db, NULL},
+		{"out", true, &out, NULL},		  {"seed", true, &seed_s, NULL},
+		{"resume", true, &resume, NULL},	  {"replay", true, &replay, NULL},
+		{"max-tokens-field", true, &mtf, NULL},	  {"max-tokens", true, &mt, NULL},
+		{"timeout", true, &tmo, NULL},		  {"json", false, NULL, &json},
+	};
+	size_t n_pos;
+	int rc;
+	uint64_t u;
+	struct kf_optimize_opts o;
+	struct kf_optimize_result res;
+	struct kf_device_info dev;
+	struct kf_err err = KF_ERR_INIT;
+	char outbuf[PATH_MAX];
+
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("optimize", "this command is not available in this build yet\n");
-	kf_cli_error("'kforge optimize' is not available in this build yet");
-	return KF_EXIT_INTERNAL;
+		return kf_cli_help("optimize", help);
+	if ((rc = kf_cli_parse("optimize", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+		return rc;
+	if (n_pos != 1)
+		return kf_cli_usage_error("optimize", "expected TASK");
+	memset(&o, 0, sizeof(o));
+	o.task_path = pos[0];
+	if (strategy && !kf_strategy_parse(strategy, &o.strategy))
+		return kf_cli_usage_error("optimize", "unknown strategy '%s' (evo or mcts)", strategy);
+	if (provider) {
+		if (!kf_llm_provider_parse(provider, &o.llm.provider))
+			return kf_cli_usage_error("optimize", "unknown provider '%s' (openai, anthropic or replay)",
+						  provider);
+	} else if (replay) {
+		o.llm.provider = KF_LLM_REPLAY;
+	} else if (getenv("OPENAI_API_KEY") || getenv("OPENAI_BASE_URL")) {
+		o.llm.provider = KF_LLM_OPENAI;
+	} else if (getenv("ANTHROPIC_API_KEY") || getenv("ANTHROPIC_BASE_URL")) {
+		o.llm.provider = KF_LLM_ANTHROPIC;
+	} else {
+		kf_cli_error("no LLM provider: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) or "
+			     "ANTHROPIC_API_KEY, or use --provider replay --replay FILE");
+		return KF_EXIT_UNAVAILABLE;
+	}
+	if (o.llm.provider == KF_LLM_REPLAY && !replay)
+		return kf_cli_usage_error("optimize", "--provider replay needs --replay FILE");
+	if (replay && o.llm.provider != KF_LLM_REPLAY)
+		return kf_cli_usage_error("optimize", "--replay goes with --provider replay");
+	o.llm.replay_path = replay;
+	o.llm.model = model ? model : getenv("KFORGE_MODEL");
+	if (!o.llm.model && o.llm.provider == KF_LLM_REPLAY)
+		o.llm.model = "replay";
+	if (!o.llm.model)
+		return kf_cli_usage_error("optimize", "no model: give --model NAME or set KFORGE_MODEL");
+	o.llm.base_url = base_url;
+	o.llm.max_tokens_field = mtf;
+	if (mtf && strcmp(mtf, "max_tokens") && strcmp(mtf, "max_completion_tokens"))
+		return kf_cli_usage_error("optimize", "--max-tokens-field is max_tokens or max_completion_tokens");
+	if (mt) {
+		if (!kf_cli_parse_u64(mt, &u) || !u || u > 1000000)
+			return kf_cli_usage_error("optimize", "--max-tokens needs a positive integer, not '%s'", mt);
+		o.llm.max_tokens = (int)u;
+	}
+	if (tmo) {
+		double t;
+		if (!parse_pos_double(tmo, &t) || t > 86400)
+			return kf_cli_usage_error("optimize", "--timeout needs seconds, not '%s'", tmo);
+		o.llm.timeout_ms = (int)(t * 1000);
+	}
+	if (bcalls) {
+		if (!kf_cli_parse_u64(bcalls, &u) || !u || u > 1000000)
+			return kf_cli_usage_error("optimize", "--budget-calls needs a positive integer, not '%s'", bcalls);
+		o.budget_calls = (int64_t)u;
+	}
+	if (busd && !parse_pos_double(busd, &o.budget_usd))
+		return kf_cli_usage_error("optimize", "--budget-usd needs a positive amount, not '%s'", busd);
+	if (tlimit && !parse_pos_double(tlimit, &o.time_limit_s))
+		return kf_cli_usage_error("optimize", "--time-limit needs positive seconds, not '%s'", tlimit);
+	if (conc) {
+		if (!kf_cli_parse_u64(conc, &u) || !u || u > 64)
+			return kf_cli_usage_error("optimize", "--concurrency needs 1 to 64, not '%s'", conc);
+		o.llm.concurrency = (int)u;
+	}
+	if (seed_s && (!kf_cli_parse_u64(seed_s, &o.seed) || !o.seed || o.seed > INT64_MAX))
+		return kf_cli_usage_error("optimize", "--seed needs a positive integer, not '%s'", seed_s);
+	if (resume) {
+		if (!kf_cli_parse_u64(resume, &u) || !u || u > INT64_MAX)
+			return kf_cli_usage_error("optimize", "--resume needs a run id, not '%s'", resume);
+		o.resume_run = (int64_t)u;
+	}
+	if ((rc = kf_cli_backend_select("optimize", backend, &o.backend, &dev)))
+		return rc;
+	o.device = o.backend == KF_BACKEND_CUDA ? &dev : NULL;
+	o.db_path = kf_cli_db_path(db);
+	if (!out) {
+		/* kforge-out/<task>: the task's folder name, else the file name without .json */
+		const char *t = pos[0], *slash = strrchr(t, '/');
+		char name[256];
+		snprintf(name, sizeof(name), "%s", slash ? slash + 1 : t);
+		if (!strcmp(name, "task.json") && slash) {
+			const char *s2 = slash;
+			while (s2 > t && s2[-1] != '/')
+				s2--;
+			snprintf(name, sizeof(name), "%.*s", (int)(slash - s2), s2);
+		}
+		char *dot = strrchr(name, '.');
+		if (dot && !strcmp(dot, ".json"))
+			*dot = 0;
+		snprintf(outbuf, sizeof(outbuf), "kforge-out/%s", name[0] ? name : "task");
+		out = outbuf;
+	}
+	o.out_dir = out;
+	struct live live = {isatty(2) && !json, false};
+	o.progress = on_progress;
+	o.progress_ctx = &live;
+
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (kf_cli_interrupted)
+		kf_optimize_stop = 1;
+
+	enum kf_status st = kf_optimize(&o, &res, &err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (live.shown)
+		fputc('\n', stderr);
+	if (st == KF_ERR_INTERRUPTED) {
+		kf_cli_error("interrupted: run %lld recorded as interrupted; continue it with --resume %lld",
+			     (long long)res.run_id, (long long)res.run_id);
+		if (res.run_id)
+			print_summary(&res, json);
+		return KF_EXIT_INTERRUPTED;
+	}
+	if (st) {
+		kf_cli_error("%s", err.msg);
+		if (res.run_id && !json)
+			fprintf(stderr, "run %lld recorded as failed\n", (long long)res.run_id);
+		if (st == KF_ERR_UNAVAILABLE)
+			return KF_EXIT_UNAVAILABLE;
+		if (st == KF_ERR_INVALID || st == KF_ERR_PARSE || st == KF_ERR_NOTFOUND || st == KF_ERR_USAGE)
+			return KF_EXIT_USAGE;
+		return KF_EXIT_INTERNAL;
+	}
+	print_summary(&res, json);
+	return KF_EXIT_OK;
 }

@@ -1,0 +1,1139 @@
+/* kf_optimize: the search loop. Keeps up to `concurrency` LLM requests in flight, handles their replies in
+ * request order (so a seed, or a replayed transcript, reproduces the same choices), evaluates each
+ * candidate in a worker thread (verify, then time) while the LLM client keeps driving the others, and
+ * records every exchange, candidate, verdict and timing in the knowledge base, one transaction per step. */
+#include "agent/optimize.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent/search.h"
+#include "expr.h"
+#include "kb/kb.h"
+#include "kfile.h"
+#include "profiler/timing.h"
+#include "reports/run_report.h"
+#include "task.h"
+
+volatile int kf_optimize_stop;
+
+/* Early stop: this many evaluated candidates in a row without a new best end the search ("done"). */
+#define NO_IMPROVE_STOP 8
+#define DEFAULT_BUDGET_CALLS 20
+#define EVO_ISLANDS 2
+/* Knowledge-base examples shown in each prompt. */
+#define N_EXAMPLES 2
+#define MAX_SOURCE (1u << 20)
+
+const char *kf_strategy_name(enum kf_strategy s)
+{
+	return s == KF_STRATEGY_MCTS ? "mcts" : "evo";
+}
+
+bool kf_strategy_parse(const char *s, enum kf_strategy *out)
+{
+	if (!s)
+		return false;
+	if (!strcmp(s, "evo"))
+		*out = KF_STRATEGY_EVO;
+	else if (!strcmp(s, "mcts"))
+		*out = KF_STRATEGY_MCTS;
+	else
+		return false;
+	return true;
+}
+
+/* ---- what the loop keeps per candidate (parallel to the search's list) ------------------------ */
+
+struct cand {
+	int64_t id;            /* knowledge-base candidate id */
+	char *source;
+	char verdict[32];      /* "pass", "compile_error", ... ; "" for the reference */
+	char *reason;          /* verdict reason (bounded) */
+	char *compile_log;     /* excerpt, compile errors only */
+	char *check;           /* the failing check, for a public shape only */
+	bool has_shape;
+	struct kf_shape shape; /* the failing public shape */
+	double max_error;
+	char *profile_text;    /* correct candidates */
+	double lo, hi;
+	bool force_full;       /* the last diff against it did not apply: ask for whole files */
+	int edits_unmatched, edits_total;
+};
+
+struct req {
+	int parent;
+	int island;
+	enum kf_edit_mode mode;
+	const char *why;
+	struct kf_llm_result *res; /* arrived, not yet handled */
+};
+
+struct eval_job {
+	/* in */
+	const struct kf_task *task;
+	const char *source;
+	size_t len;
+	enum kf_backend_kind backend;
+	const struct kf_device_info *device;
+	const char *worker_path;
+	/* out */
+	enum kf_status st;
+	struct kf_err err;
+	struct kf_verify_result *vr;
+	struct kf_profile_result *pr;
+	enum kf_status pst;
+	struct kf_err perr;
+	double wall_ms;
+	atomic_int done;
+	pthread_t th;
+};
+
+struct opt {
+	const struct kf_optimize_opts *o;
+	struct kf_optimize_result *res;
+	struct kf_task *task;
+	char *ref_source;
+	struct kf_kb *kb;
+	int64_t task_id, run_id;
+	uint64_t seed;
+	enum kf_strategy strategy;
+	int concurrency;
+	struct kf_llm_client *llm;
+	struct kf_search *search;
+	struct cand *cands;
+	size_t n_cands, cap_cands;
+	struct req *reqs;
+	size_t cap_reqs;
+	uint64_t k0;              /* requests recorded before this session (resume) */
+	uint64_t submitted, handled; /* request numbers, k0-based */
+	int best;                 /* index of the best correct candidate (0: the reference) */
+	int no_improve;
+	bool stop_submit;
+	const char *stop_why;     /* "budget", "done" */
+	double t0_ms;
+	double spend_usd;
+	int64_t tokens_in, tokens_out, calls;
+	char arch[16], dtype[16], toolchain[64];
+	int64_t by_verdict[KF_VERDICT_COUNT + 1];
+	int64_t n_candidates, n_verified;
+	char event[256];
+};
+
+static char *dup_bounded(const char *s, size_t max)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	return kf_strndup(s, n > max ? max : n);
+}
+
+static void cand_release(struct cand *c)
+{
+	free(c->source);
+	free(c->reason);
+	free(c->compile_log);
+	free(c->check);
+	free(c->profile_text);
+}
+
+static struct cand *cand_push(struct opt *z)
+{
+	if (z->n_cands == z->cap_cands) {
+		size_t cap = z->cap_cands ? z->cap_cands * 2 : 64;
+		struct cand *v = realloc(z->cands, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		z->cands = v;
+		z->cap_cands = cap;
+	}
+	struct cand *c = &z->cands[z->n_cands++];
+	memset(c, 0, sizeof(*c));
+	c->max_error = -1;
+	return c;
+}
+
+static struct req *req_at(struct opt *z, uint64_t k)
+{
+	uint64_t i = k - z->k0;
+	if (i >= z->cap_reqs) {
+		size_t cap = z->cap_reqs ? z->cap_reqs * 2 : 64;
+		while (cap <= i)
+			cap *= 2;
+		struct req *v = realloc(z->reqs, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + z->cap_reqs, 0, (cap - z->cap_reqs) * sizeof(*v));
+		z->reqs = v;
+		z->cap_reqs = cap;
+	}
+	return &z->reqs[i];
+}
+
+static double elapsed_s(const struct opt *z)
+{
+	return (kf_now_ms() - z->t0_ms) / 1000.0;
+}
+
+static void progress(struct opt *z)
+{
+	if (!z->o->progress)
+		return;
+	struct kf_optimize_progress p;
+	memset(&p, 0, sizeof(p));
+	p.run_id = z->run_id;
+	p.calls = z->calls;
+	p.candidates = z->n_candidates;
+	memcpy(p.by_verdict, z->by_verdict, sizeof(p.by_verdict));
+	if (z->best > 0) {
+		p.best_speedup = kf_search_at(z->search, (size_t)z->best)->speedup;
+		p.best_lo = z->cands[z->best].lo;
+		p.best_hi = z->cands[z->best].hi;
+	}
+	p.spend_usd = z->spend_usd;
+	p.elapsed_s = elapsed_s(z);
+	p.event = z->event;
+	z->o->progress(z->o->progress_ctx, &p);
+}
+
+/* ---- evaluation (worker thread: a worker session is ended by the thread that started it) ---------- */
+
+static void *eval_main(void *arg)
+{
+	struct eval_job *j = arg;
+	struct kf_verify_opts vo;
+	double t0 = kf_now_ms();
+
+	kf_verify_opts_init(&vo);
+	vo.backend = j->backend;
+	vo.worker_path = j->worker_path;
+	vo.timing_shapes = j->backend == KF_BACKEND_CUDA;
+	if (j->device && j->device->arch[0] && j->backend == KF_BACKEND_CUDA)
+		vo.arch = j->device->arch;
+	j->st = kf_verify_source(j->task, "candidate.cu", j->source, j->len, &vo, &j->vr, &j->err);
+	if (!j->st && j->vr->status == KF_VERDICT_PASS && !kf_optimize_stop) {
+		struct kf_kfile *kf = NULL;
+		struct kf_profile_opts po;
+		kf_profile_opts_init(&po);
+		po.backend = j->backend;
+		po.device = j->backend == KF_BACKEND_CUDA ? j->device : NULL;
+		po.seed = j->vr->seed;
+		po.worker_path = j->worker_path;
+		if (j->backend == KF_BACKEND_CPU)
+			/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2% relative
+			 * standard error, at most 30 samples or 1.5 s a side (the bootstrap interval stays honest:
+			 * it is computed from whatever was sampled) */
+			po.rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
+		if ((j->pst = kf_kfile_parse("candidate.cu", j->source, j->len, &kf, &j->perr)) == KF_OK &&
+		    (j->pst = kf_kfile_bind(kf, j->task, &j->perr)) == KF_OK)
+			j->pst = kf_profile_run(j->task, kf, &po, &j->pr, &j->perr);
+		kf_kfile_free(kf);
+		if (!j->pst && j->pr->implausible && !kf_optimize_stop) {
+			/* spec check 10: an impossible time earns a stricter re-verification */
+			struct kf_verify_result *strict = NULL;
+			struct kf_err e2 = KF_ERR_INIT;
+			vo.strict = true;
+			vo.seed = 0;
+			if (!kf_verify_source(j->task, "candidate.cu", j->source, j->len, &vo, &strict, &e2) &&
+			    strict->status != KF_VERDICT_PASS) {
+				kf_verify_result_free(j->vr);
+				j->vr = strict;
+				strict = NULL;
+			}
+			kf_verify_result_free(strict);
+		}
+	}
+	j->wall_ms = kf_now_ms() - t0;
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+/* ---- records ---------------------------------------------------------------------------------- */
+
+static void shape_json(const struct kf_shape *s, char *out, size_t n)
+{
+	size_t o = 0;
+	o += (size_t)snprintf(out + o, n - o, "{");
+	for (size_t i = 0; i < s->n && o < n; i++)
+		o += (size_t)snprintf(out + o, n - o, "%s\"%s\":%lld", i ? "," : "", s->names[i],
+				      (long long)s->values[i]);
+	if (o < n)
+		snprintf(out + o, n - o, "}");
+}
+
+static double geomean_ok(double acc, size_t n)
+{
+	return n ? exp(acc / (double)n) : 0;
+}
+
+/* Turns a finished evaluation into the cand fields, the search observation and kb records, and records
+ * the step (llm call, candidate, evaluation, timings) in one transaction. */
+static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_llm_call *call, struct cand *c,
+				  struct kf_search_cand *sc, const char *edit_kind, struct eval_job *j, struct kf_err *err)
+{
+	struct kf_verify_result *vr = j->vr;
+	struct kf_profile_result *pr = j->pr;
+	const char *verdict = kf_verdict_name(vr->status);
+	char reason[1400];
+	double speedup = 0, lacc = 0, hacc = 0, pacc = 0;
+	size_t nt = 0;
+	struct kf_kb_timing tim[16];
+	char tshape[16][256];
+	enum kf_status st;
+
+	snprintf(reason, sizeof(reason), "%s", vr->reason);
+	if (vr->status == KF_VERDICT_PASS) {
+		if (j->pst == KF_ERR_RUNTIME) {
+			verdict = "runtime_error";
+			snprintf(reason, sizeof(reason), "failed while timed: %s", j->perr.msg);
+		} else if (j->pst) {
+			snprintf(reason, sizeof(reason), "%s; not timed: %s", vr->reason, j->perr.msg);
+		} else if (!pr->timed_outputs_ok) {
+			verdict = "wrong_output";
+			snprintf(reason, sizeof(reason), "outputs of timed launches were wrong");
+			for (size_t i = 0; i < pr->n_shapes; i++)
+				if (!pr->shapes[i].outputs_ok) {
+					snprintf(reason, sizeof(reason), "outputs of timed launches were wrong: %s",
+						 pr->shapes[i].recheck_detail);
+					break;
+				}
+		}
+	}
+	bool correct = !strcmp(verdict, "pass") && !j->pst && pr && pr->timed_outputs_ok;
+	if (correct) {
+		for (size_t i = 0; i < pr->n_shapes && nt < 16; i++) {
+			const struct kf_profile_shape *ps = &pr->shapes[i];
+			struct kf_kb_timing *t = &tim[nt];
+			memset(t, 0, sizeof(*t));
+			shape_json(&ps->shape, tshape[nt], sizeof(tshape[nt]));
+			t->shape = tshape[nt];
+			t->clock = pr->clock[0] == 'c' ? "cpu" : ps->cand.timing_source;
+			t->n_samples = (int)ps->cand.n;
+			t->median_ms = ps->cand.stats.median / 1e6;
+			t->iqr_ms = ps->cand.stats.iqr / 1e6;
+			t->ci_lo_ms = ps->cand.stats.q1 / 1e6;
+			t->ci_hi_ms = ps->cand.stats.q3 / 1e6;
+			t->ref_median_ms = ps->ref.stats.median / 1e6;
+			t->speedup = ps->speedup.point;
+			t->speedup_ci_lo = ps->speedup.lo;
+			t->speedup_ci_hi = ps->speedup.hi;
+			if (ps->speedup.point > 0 && ps->speedup.lo > 0 && ps->speedup.hi > 0) {
+				pacc += log(ps->speedup.point);
+				lacc += log(ps->speedup.lo);
+				hacc += log(ps->speedup.hi);
+			}
+			nt++;
+		}
+		/* the aggregate over timing shapes is the geometric mean; so is its interval (an approximation:
+		 * per-shape intervals are in the timings) */
+		speedup = geomean_ok(pacc, nt);
+		c->lo = geomean_ok(lacc, nt);
+		c->hi = geomean_ok(hacc, nt);
+		c->profile_text = dup_bounded(pr->text, 2000);
+	}
+
+	/* feedback for a child prompt: never a hidden or edge shape's values */
+	snprintf(c->verdict, sizeof(c->verdict), "%s", verdict);
+	c->reason = dup_bounded(reason, 1200);
+	if (vr->status == KF_VERDICT_COMPILE_ERROR)
+		c->compile_log = dup_bounded(vr->compile_log, 4000);
+	for (size_t i = 0; i < vr->n_shapes; i++) {
+		const struct kf_shape_report *s = &vr->shapes[i];
+		if (s->status == KF_VERDICT_PASS)
+			continue;
+		if (s->kind == KF_SHAPE_PUBLIC) {
+			c->has_shape = true;
+			c->shape = s->shape;
+			c->check = dup_bounded(s->detail, 600);
+			if (isfinite(s->max_abs))
+				c->max_error = s->max_abs;
+		} else {
+			c->check = kf_strdup("the kernel fails at a shape you are not shown (a hidden or edge shape): "
+					     "make it correct for every value of the dims");
+		}
+		break;
+	}
+	if (!c->check && !correct && vr->status != KF_VERDICT_COMPILE_ERROR)
+		c->check = kf_strdup(reason);
+
+	/* shape rows for the record (the knowledge base is not a prompt) */
+	struct kf_kb_shape_row *rows = calloc(vr->n_shapes + 1, sizeof(*rows));
+	char (*dims)[256] = calloc(vr->n_shapes + 1, sizeof(*dims));
+	if (!rows || !dims) {
+		free(rows);
+		free(dims);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < vr->n_shapes; i++) {
+		shape_json(&vr->shapes[i].shape, dims[i], sizeof(dims[i]));
+		rows[i].dims = dims[i];
+		rows[i].status = kf_verdict_name(vr->shapes[i].status);
+		rows[i].max_abs = vr->shapes[i].max_abs;
+		rows[i].max_rel = vr->shapes[i].max_rel;
+		rows[i].detail = vr->shapes[i].detail;
+	}
+
+	char tags[512];
+	struct kf_buf tb = KF_BUF_INIT(sizeof(tags) - 1);
+	struct kf_err terr = KF_ERR_INIT;
+	kf_kb_tags_extract(c->source, strlen(c->source), &tb, &terr);
+	snprintf(tags, sizeof(tags), "%s", tb.data);
+	kf_buf_release(&tb);
+
+	struct kf_kb_candidate kc = {0};
+	kc.run_id = z->run_id;
+	kc.task_id = z->task_id;
+	kc.parent_id = z->cands[rq->parent].id;
+	kc.generation = kf_search_at(z->search, (size_t)rq->parent)->depth + 1;
+	kc.island = rq->island;
+	kc.node = z->strategy == KF_STRATEGY_MCTS ? (int64_t)z->n_cands - 1 : 0;
+	kc.edit_kind = edit_kind;
+	kc.source = c->source;
+	kc.tags = tags;
+	struct kf_kb_eval ke = {0};
+	ke.backend = kf_backend_name(z->o->backend);
+	ke.arch = z->arch;
+	ke.toolchain = z->toolchain;
+	ke.device = z->o->device ? z->o->device->name : NULL;
+	ke.dtype = z->dtype;
+	ke.verdict = verdict;
+	ke.reason = reason;
+	ke.seed = (int64_t)vr->seed;
+	ke.speedup = speedup;
+	ke.wall_ms = j->wall_ms;
+	ke.n_shapes = vr->n_shapes;
+	ke.shapes = rows;
+
+	int64_t call_id = 0;
+	if ((st = kf_kb_begin(z->kb, err)))
+		goto out;
+	if ((st = kf_kb_record_llm_call(z->kb, call, &call_id, NULL, err)))
+		goto fail;
+	kc.llm_call_id = call_id;
+	if ((st = kf_kb_record_step(z->kb, &kc, &ke, tim, nt, &c->id, NULL, err)))
+		goto fail;
+	if ((st = kf_kb_commit(z->kb, err)))
+		goto fail;
+
+	sc->correct = correct;
+	sc->failed = !correct;
+	sc->speedup = correct ? speedup : 0;
+	sc->cell = kf_search_cell(tags, strlen(c->source));
+	goto out;
+fail:
+	kf_kb_rollback(z->kb);
+out:
+	free(rows);
+	free(dims);
+	return st;
+}
+
+/* ---- requests ------------------------------------------------------------------------------------ */
+
+static enum kf_status submit_one(struct opt *z, struct kf_err *err)
+{
+	uint64_t k = z->submitted;
+	struct kf_rng rng;
+	struct kf_search_pick pick;
+	struct req *rq = req_at(z, k);
+	enum kf_status st;
+
+	if (!rq)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	/* one generator per request number, derived from the run's seed: the same seed gives the same
+	 * choices, and a resume continues at the first request number not yet recorded */
+	kf_rng_seed(&rng, z->seed ^ kf_mix64(k + 1));
+	kf_search_pick(z->search, k, &rng, &pick);
+	struct cand *p = &z->cands[pick.parent];
+	rq->parent = pick.parent;
+	rq->island = pick.island;
+	rq->why = pick.why;
+	rq->res = NULL;
+	rq->mode = pick.parent > 0 && !p->force_full ? KF_EDIT_DIFF : KF_EDIT_FULL;
+
+	struct kf_kb_example *ex = NULL;
+	size_t n_ex = 0;
+	struct kf_err xerr = KF_ERR_INIT;
+	if (kf_kb_examples_for(z->kb, z->task->name, z->arch, N_EXAMPLES, &ex, &n_ex, &xerr))
+		n_ex = 0;
+	struct kf_prompt_example pex[N_EXAMPLES];
+	size_t n_pex = 0;
+	for (size_t i = 0; i < n_ex && n_pex < N_EXAMPLES; i++) {
+		if (!ex[i].source || !strcmp(ex[i].source, p->source))
+			continue;
+		pex[n_pex++] = (struct kf_prompt_example){ex[i].same_task ? NULL : ex[i].task_name, ex[i].source,
+							   ex[i].speedup, ex[i].tags, ex[i].change};
+	}
+	struct kf_prompt_feedback fb = {0};
+	struct kf_search_cand *ps = kf_search_at(z->search, (size_t)pick.parent);
+	fb.max_error = -1;
+	if (pick.parent > 0) {
+		fb.correct = ps->correct;
+		fb.verdict = p->verdict;
+		fb.compile_log = p->compile_log;
+		fb.failing_check = p->check;
+		fb.failing_shape = p->has_shape ? &p->shape : NULL;
+		fb.max_error = p->max_error;
+		fb.profile_text = ps->correct ? p->profile_text : NULL;
+		fb.edits_unmatched = p->edits_unmatched;
+		fb.edits_total = p->edits_total;
+	}
+	struct kf_prompt_input in = {0};
+	in.task = z->task;
+	in.reference_source = z->ref_source;
+	in.device = z->o->backend == KF_BACKEND_CUDA ? z->o->device : NULL;
+	in.arch = z->o->backend == KF_BACKEND_CUDA && z->o->device ? z->o->device->arch : "sm_90";
+	in.n_examples = n_pex;
+	in.examples = pex;
+	in.parent_source = pick.parent > 0 ? p->source : NULL;
+	in.feedback = pick.parent > 0 ? &fb : NULL;
+	in.mode = rq->mode;
+	struct kf_buf sys = KF_BUF_INIT(1u << 20), user = KF_BUF_INIT(4u << 20);
+	st = kf_prompt_build(&in, &sys, &user, err);
+	kf_kb_examples_free(ex, n_ex);
+	if (!st) {
+		struct kf_llm_message m = {"user", user.data};
+		struct kf_llm_request r = {sys.data, 1, &m, 0};
+		st = kf_llm_submit(z->llm, &r, k, err);
+	}
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	if (!st)
+		z->submitted++;
+	return st;
+}
+
+static bool budget_left(struct opt *z)
+{
+	const struct kf_optimize_opts *o = z->o;
+	int64_t calls = o->budget_calls > 0 ? o->budget_calls : DEFAULT_BUDGET_CALLS;
+	if ((int64_t)z->submitted >= calls || (o->budget_usd > 0 && z->spend_usd >= o->budget_usd) ||
+	    (o->time_limit_s > 0 && elapsed_s(z) >= o->time_limit_s)) {
+		z->stop_why = "budget";
+		return false;
+	}
+	return true;
+}
+
+/* Handles request k's reply: record the call, parse, evaluate (in a thread, polling the LLM meanwhile),
+ * record the step, tell the search. */
+static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *err)
+{
+	struct kf_llm_result *r = rq->res;
+	struct kf_kb_llm_call call = {0};
+	struct cand *parent = &z->cands[rq->parent];
+	enum kf_status st = KF_OK;
+
+	call.run_id = z->run_id;
+	call.seq = -1;
+	call.provider = r->provider;
+	call.model = r->model;
+	call.prompt = r->prompt_json;
+	call.response = r->text;
+	call.finish_reason = r->finish_reason;
+	call.tokens_in = r->tokens_in;
+	call.tokens_out = r->tokens_out;
+	call.cost_usd = r->cost_usd;
+	call.latency_ms = r->latency_ms;
+	call.error = r->status ? r->error : NULL;
+	call.request_id = r->request_id;
+	z->calls++;
+	z->spend_usd += r->cost_usd;
+	z->tokens_in += r->tokens_in;
+	z->tokens_out += r->tokens_out;
+
+	if (r->status) {
+		if (r->exhausted) {
+			/* replay: the transcript ran out; nothing was spent, nothing is recorded */
+			z->calls--;
+			z->stop_submit = true;
+			z->stop_why = "budget";
+			snprintf(z->event, sizeof(z->event), "request %llu: replay transcript exhausted",
+				 (unsigned long long)(z->k0 + z->handled));
+			return KF_OK;
+		}
+		snprintf(z->event, sizeof(z->event), "request %llu failed: %.200s",
+			 (unsigned long long)(z->k0 + z->handled), r->error);
+		return kf_kb_record_llm_call(z->kb, &call, NULL, NULL, err);
+	}
+
+	struct kf_parse_result pr = {0};
+	st = kf_parse_reply(r->text, r->text_len, r->finish_reason, parent->source, &pr, err);
+	parent->edits_total = pr.edits_total;
+	parent->edits_unmatched = pr.edits_unmatched;
+	if (pr.need_rewrite)
+		parent->force_full = true;
+	if (st == KF_ERR_PARSE || (!st && pr.source_len > MAX_SOURCE)) {
+		z->by_verdict[KF_VERDICT_COUNT]++;
+		snprintf(z->event, sizeof(z->event), "reply %llu: parse_error: %.200s",
+			 (unsigned long long)(z->k0 + z->handled), pr.reason);
+		kf_parse_result_release(&pr);
+		kf_err_clear(err);
+		z->no_improve++;
+		return kf_kb_record_llm_call(z->kb, &call, NULL, NULL, err);
+	}
+	if (st) {
+		kf_parse_result_release(&pr);
+		return st;
+	}
+
+	struct eval_job *j = calloc(1, sizeof(*j));
+	if (!j) {
+		kf_parse_result_release(&pr);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	j->task = z->task;
+	j->source = pr.source;
+	j->len = pr.source_len;
+	j->backend = z->o->backend;
+	j->device = z->o->device;
+	j->worker_path = z->o->worker_path;
+	j->err = (struct kf_err)KF_ERR_INIT;
+	j->perr = (struct kf_err)KF_ERR_INIT;
+	if (pthread_create(&j->th, NULL, eval_main, j)) {
+		free(j);
+		kf_parse_result_release(&pr);
+		return kf_err_set(err, KF_ERR_INTERNAL, "cannot start an evaluation thread: %s", strerror(errno));
+	}
+	/* while it runs, keep the LLM requests moving; replies wait in their slots */
+	while (!atomic_load(&j->done)) {
+		struct kf_llm_result *d = NULL;
+		struct kf_err perr = KF_ERR_INIT;
+		if (kf_llm_pending(z->llm) == 0) {
+			usleep(20000);
+			continue;
+		}
+		if (kf_llm_poll(z->llm, 20, &d, &perr) == KF_OK && d) {
+			struct req *slot = d->tag >= z->k0 ? req_at(z, d->tag) : NULL;
+			if (slot && !slot->res)
+				slot->res = d;
+			else
+				kf_llm_result_free(d);
+		}
+	}
+	pthread_join(j->th, NULL);
+
+	if (j->st) {
+		st = kf_err_set(err, j->st, "%s", j->err.msg);
+		goto out;
+	}
+	struct cand *c = cand_push(z);
+	if (!c) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	parent = &z->cands[rq->parent]; /* cand_push may have moved it */
+	c->source = pr.source;
+	pr.source = NULL;
+	struct kf_search_cand sc = {0};
+	sc.parent = rq->parent;
+	sc.island = rq->island;
+	const char *kind = pr.used_edits ? "diff" : rq->parent > 0 ? "rewrite" : "seed";
+	if ((st = record_eval(z, rq, &call, c, &sc, kind, j, err))) {
+		cand_release(c);
+		z->n_cands--;
+		goto out;
+	}
+	if (kf_search_add(z->search, &sc, true) < 0) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	int idx = (int)z->n_cands - 1;
+	enum kf_verdict v;
+	if (kf_verdict_parse(c->verdict, &v))
+		z->by_verdict[v]++;
+	z->n_candidates++;
+	if (sc.correct)
+		z->n_verified++;
+	if (sc.correct && sc.speedup > kf_search_at(z->search, (size_t)z->best)->speedup) {
+		z->best = idx;
+		z->no_improve = 0;
+	} else {
+		z->no_improve++;
+	}
+	if (sc.correct)
+		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): pass, %.3fx (%s)",
+			 (long long)c->id, kind, (long long)parent->id, rq->why, sc.speedup, z->res->clock);
+	else
+		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): %s", (long long)c->id, kind,
+			 (long long)parent->id, rq->why, c->verdict);
+out:
+	kf_verify_result_free(j->vr);
+	kf_profile_result_free(j->pr);
+	free(j);
+	kf_parse_result_release(&pr);
+	return st;
+}
+
+/* ---- setup: a new run, or a resumed one rebuilt from the knowledge base --------------------------- */
+
+struct run_info {
+	bool found;
+	int64_t task_id, seed, n_calls;
+	double spend;
+	int64_t tin, tout;
+	char strategy[16], status[16];
+};
+
+static int run_cb(void *ctx, const struct kf_kb_run *r)
+{
+	struct run_info *ri = ctx;
+	ri->found = true;
+	ri->task_id = r->task_id;
+	ri->seed = r->seed;
+	ri->n_calls = r->n_calls;
+	ri->spend = r->spend_usd;
+	ri->tin = r->tokens_in;
+	ri->tout = r->tokens_out;
+	snprintf(ri->strategy, sizeof(ri->strategy), "%s", r->strategy ? r->strategy : "");
+	snprintf(ri->status, sizeof(ri->status), "%s", r->status ? r->status : "");
+	return 1;
+}
+
+struct rebuild {
+	struct opt *z;
+	int64_t *ids;   /* kb candidate id per index */
+	size_t n, cap;
+	enum kf_status st;
+};
+
+struct eval_info {
+	int64_t cand;
+	char verdict[32];
+	char *reason;
+	double speedup;
+};
+
+struct evals {
+	struct eval_info *v;
+	size_t n, cap;
+};
+
+static int eval_cb(void *ctx, const struct kf_kb_eval *e)
+{
+	struct evals *ev = ctx;
+	if (ev->n == ev->cap) {
+		size_t cap = ev->cap ? ev->cap * 2 : 64;
+		struct eval_info *v = realloc(ev->v, cap * sizeof(*v));
+		if (!v)
+			return 1;
+		ev->v = v;
+		ev->cap = cap;
+	}
+	struct eval_info *x = &ev->v[ev->n++];
+	x->cand = e->candidate_id;
+	snprintf(x->verdict, sizeof(x->verdict), "%s", e->verdict ? e->verdict : "");
+	x->reason = dup_bounded(e->reason, 1200);
+	x->speedup = e->speedup;
+	return 0;
+}
+
+struct timing_info {
+	struct opt *z;
+	struct evals *ev;
+};
+
+static int timing_cb(void *ctx, const struct kf_kb_timing *t)
+{
+	struct opt *z = ctx;
+	for (size_t i = 1; i < z->n_cands; i++)
+		if (z->cands[i].id == t->candidate_id) {
+			/* one timing shape per candidate on the cpu backend; for several, the last one stands in */
+			z->cands[i].lo = t->speedup_ci_lo;
+			z->cands[i].hi = t->speedup_ci_hi;
+		}
+	return 0;
+}
+
+struct cand_ctx {
+	struct opt *z;
+	struct evals *ev;
+	enum kf_status st;
+};
+
+static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
+{
+	struct cand_ctx *cc = ctx;
+	struct opt *z = cc->z;
+	if (kc->edit_kind && !strcmp(kc->edit_kind, "reference")) {
+		z->cands[0].id = kc->id;
+		return 0;
+	}
+	int parent = 0;
+	for (size_t i = 0; i < z->n_cands; i++)
+		if (z->cands[i].id == kc->parent_id)
+			parent = (int)i;
+	const struct eval_info *e = NULL;
+	for (size_t i = 0; i < cc->ev->n; i++)
+		if (cc->ev->v[i].cand == kc->id)
+			e = &cc->ev->v[i];
+	struct cand *c = cand_push(z);
+	if (!c) {
+		cc->st = KF_ERR_NOMEM;
+		return 1;
+	}
+	c->id = kc->id;
+	c->source = kf_strdup(kc->source);
+	struct kf_search_cand sc = {0};
+	sc.parent = parent;
+	sc.island = kc->island;
+	if (e) {
+		snprintf(c->verdict, sizeof(c->verdict), "%s", e->verdict);
+		c->reason = kf_strdup(e->reason);
+		sc.correct = !strcmp(e->verdict, "pass") && e->speedup > 0;
+		sc.failed = !sc.correct;
+		sc.speedup = sc.correct ? e->speedup : 0;
+		if (!sc.correct)
+			c->check = kf_strdup(e->reason); /* the recorded reason; masked for hidden values by the
+							    prompt builder */
+		enum kf_verdict v;
+		if (kf_verdict_parse(e->verdict, &v))
+			z->by_verdict[v]++;
+	} else {
+		sc.failed = true;
+	}
+	sc.cell = kf_search_cell(kc->tags, c->source ? strlen(c->source) : 0);
+	if (kf_search_add(z->search, &sc, false) < 0) {
+		cc->st = KF_ERR_NOMEM;
+		return 1;
+	}
+	z->n_candidates++;
+	if (sc.correct)
+		z->n_verified++;
+	int idx = (int)z->n_cands - 1;
+	if (sc.correct && sc.speedup > kf_search_at(z->search, (size_t)z->best)->speedup) {
+		z->best = idx;
+		z->no_improve = 0;
+	} else {
+		z->no_improve++;
+	}
+	return 0;
+}
+
+static char *run_config(const struct opt *z)
+{
+	const struct kf_optimize_opts *o = z->o;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "command", "optimize");
+	cJSON_AddStringToObject(j, "task_path", o->task_path);
+	cJSON_AddStringToObject(j, "strategy", kf_strategy_name(z->strategy));
+	cJSON_AddStringToObject(j, "provider", kf_llm_provider_name(o->llm.provider));
+	if (o->llm.model)
+		cJSON_AddStringToObject(j, "model", o->llm.model);
+	if (o->llm.base_url)
+		cJSON_AddStringToObject(j, "base_url", o->llm.base_url);
+	cJSON_AddNumberToObject(j, "concurrency", z->concurrency);
+	cJSON_AddNumberToObject(j, "islands", EVO_ISLANDS);
+	cJSON_AddNumberToObject(j, "early_stop_after", NO_IMPROVE_STOP);
+	cJSON_AddStringToObject(j, "backend", kf_backend_name(o->backend));
+	cJSON_AddStringToObject(j, "out_dir", o->out_dir);
+	char *s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static enum kf_status mkdir_p(const char *path, struct kf_err *err)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(tmp, 0777) && errno != EEXIST)
+				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+			*p = '/';
+		}
+	if (mkdir(tmp, 0777) && errno != EEXIST)
+		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+	return KF_OK;
+}
+
+static enum kf_status setup(struct opt *z, struct kf_err *err)
+{
+	const struct kf_optimize_opts *o = z->o;
+	enum kf_status st;
+	struct kf_buf ref = KF_BUF_INIT(MAX_SOURCE);
+
+	if ((st = kf_task_load(o->task_path, 0, NULL, &z->task, err)))
+		return st;
+	if ((st = kf_buf_read_file(&ref, z->task->reference, err)))
+		return kf_err_prefix(err, "reference of '%s'", z->task->name);
+	z->ref_source = kf_buf_detach(&ref, NULL);
+	snprintf(z->arch, sizeof(z->arch), "%s",
+		 o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0] ? o->device->arch : "cpu");
+	snprintf(z->dtype, sizeof(z->dtype), "f32");
+	for (size_t i = 0; i < z->task->n_tensors; i++)
+		if (z->task->tensors[i].role != KF_ROLE_INPUT) {
+			snprintf(z->dtype, sizeof(z->dtype), "%s", kf_dtype_name(z->task->tensors[i].dtype));
+			break;
+		}
+	snprintf(z->toolchain, sizeof(z->toolchain), "%s", o->backend == KF_BACKEND_CUDA ? "nvrtc" : "cpu shim");
+	snprintf(z->res->clock, sizeof(z->res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
+	if ((st = mkdir_p(o->out_dir, err)))
+		return st;
+	if ((st = kf_kb_open(o->db_path, 0, &z->kb, err)))
+		return st;
+	if ((st = kf_kb_task_put_loaded(z->kb, z->task, &z->task_id, err)))
+		return st;
+
+	struct cand *c0 = cand_push(z);
+	if (!c0 || !(c0->source = kf_strdup(z->ref_source)))
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	z->search = kf_search_new(z->strategy, EVO_ISLANDS);
+	struct kf_search_cand root = {.parent = -1};
+	if (!z->search || kf_search_add(z->search, &root, false) < 0)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+
+	if (o->resume_run > 0) {
+		struct run_info ri = {0};
+		if ((st = kf_kb_run_get(z->kb, o->resume_run, run_cb, &ri, err)))
+			return st;
+		if (ri.task_id != z->task_id)
+			return kf_err_set(err, KF_ERR_INVALID, "run %lld is not of task '%s' (or the task file changed)",
+					  (long long)o->resume_run, z->task->name);
+		/* a finished run ("done", "budget") may be continued too, with a larger budget */
+		enum kf_strategy s;
+		if (!kf_strategy_parse(ri.strategy, &s))
+			return kf_err_set(err, KF_ERR_INVALID, "run %lld is not an optimize run (strategy '%s')",
+					  (long long)o->resume_run, ri.strategy);
+		if (s != z->strategy) {
+			z->strategy = s;
+			kf_search_free(z->search);
+			z->search = kf_search_new(s, EVO_ISLANDS);
+			if (!z->search || kf_search_add(z->search, &root, false) < 0)
+				return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		}
+		z->run_id = o->resume_run;
+		z->seed = (uint64_t)ri.seed;
+		z->k0 = (uint64_t)ri.n_calls;
+		z->submitted = z->handled = z->k0;
+		z->calls = ri.n_calls;
+		z->spend_usd = ri.spend;
+		z->tokens_in = ri.tin;
+		z->tokens_out = ri.tout;
+		struct evals ev = {0};
+		struct cand_ctx cc = {z, &ev, KF_OK};
+		st = kf_kb_evals_each(z->kb, z->run_id, 0, eval_cb, &ev, err);
+		if (!st)
+			st = kf_kb_candidates_each(z->kb, z->run_id, cand_cb, &cc, err);
+		if (!st && cc.st)
+			st = kf_err_set(err, cc.st, "out of memory");
+		if (!st)
+			st = kf_kb_timings_each(z->kb, z->run_id, 0, timing_cb, z, err);
+		for (size_t i = 0; i < ev.n; i++)
+			free(ev.v[i].reason);
+		free(ev.v);
+		if (st)
+			return st;
+		z->no_improve = 0; /* a resume gets a fresh early-stop window */
+		return kf_kb_run_set_status(z->kb, z->run_id, "running", err);
+	}
+
+	if (!z->seed) {
+		uint64_t s = 0;
+		if (getrandom(&s, sizeof(s), 0) != (ssize_t)sizeof(s))
+			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		z->seed = (s & INT64_MAX) | 1; /* stored as a signed 64-bit integer */
+	}
+	char *config = run_config(z);
+	struct kf_kb_run run = {0};
+	run.task_id = z->task_id;
+	run.strategy = kf_strategy_name(z->strategy);
+	run.provider = kf_llm_provider_name(o->llm.provider);
+	run.model = o->llm.model ? o->llm.model : "";
+	run.backend = kf_backend_name(o->backend);
+	run.seed = (int64_t)z->seed;
+	run.budget_calls = o->budget_calls > 0 ? o->budget_calls : DEFAULT_BUDGET_CALLS;
+	run.budget_usd = o->budget_usd;
+	run.budget_time_s = o->time_limit_s;
+	run.config = config;
+	st = kf_kb_run_begin(z->kb, &run, &z->run_id, err);
+	free(config);
+	if (st)
+		return st;
+	/* the reference is candidate 0 of the lineage (speedup 1 by definition, so no evaluation row) */
+	struct kf_kb_candidate kc = {0};
+	kc.run_id = z->run_id;
+	kc.task_id = z->task_id;
+	kc.edit_kind = "reference";
+	kc.source = z->ref_source;
+	kc.change = "the task's reference kernel";
+	return kf_kb_record_candidate(z->kb, &kc, &z->cands[0].id, err);
+}
+
+/* ---- outputs ------------------------------------------------------------------------------------- */
+
+static void write_outputs(struct opt *z, struct kf_err *err)
+{
+	struct kf_optimize_result *res = z->res;
+	char path[PATH_MAX + 16];
+	struct kf_err e2 = KF_ERR_INIT;
+
+	snprintf(path, sizeof(path), "%s/best.cu", z->o->out_dir);
+	if (z->best > 0) {
+		const char *src = z->cands[z->best].source;
+		if (!kf_write_file_atomic(path, src, strlen(src), &e2))
+			snprintf(res->best_path, sizeof(res->best_path), "%s", path);
+	} else {
+		unlink(path); /* an old run's best.cu must not pass for this run's */
+	}
+	static const struct {
+		enum kf_report_format f;
+		const char *name;
+	} fmts[] = {{KF_REPORT_MD, "report.md"}, {KF_REPORT_HTML, "report.html"}};
+	for (size_t i = 0; i < 2; i++) {
+		struct kf_buf b = KF_BUF_INIT(64u << 20);
+		snprintf(path, sizeof(path), "%s/%s", z->o->out_dir, fmts[i].name);
+		if (!kf_report_run(z->kb, z->run_id, fmts[i].f, &b, &e2) &&
+		    !kf_write_file_atomic(path, b.data, b.len, &e2))
+			snprintf(i ? res->report_html : res->report_md, sizeof(res->report_md), "%s", path);
+		else if (err && !err->msg[0])
+			kf_err_set(err, e2.code, "report: %s", e2.msg);
+		kf_buf_release(&b);
+	}
+}
+
+static void fill_result(struct opt *z)
+{
+	struct kf_optimize_result *r = z->res;
+	r->run_id = z->run_id;
+	r->calls = z->calls;
+	r->candidates = z->n_candidates;
+	r->verified = z->n_verified;
+	memcpy(r->by_verdict, z->by_verdict, sizeof(r->by_verdict));
+	r->spend_usd = z->spend_usd;
+	r->elapsed_s = elapsed_s(z);
+	r->tokens_in = z->tokens_in;
+	r->tokens_out = z->tokens_out;
+	if (z->best > 0) {
+		r->best_candidate_id = z->cands[z->best].id;
+		r->best_speedup = kf_search_at(z->search, (size_t)z->best)->speedup;
+		r->best_lo = z->cands[z->best].lo;
+		r->best_hi = z->cands[z->best].hi;
+		r->improved = r->best_speedup > 1.0;
+		r->significant = r->best_lo > 1.0;
+	}
+}
+
+enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res, struct kf_err *err)
+{
+	struct opt z;
+	enum kf_status st;
+	struct kf_err ferr = KF_ERR_INIT;
+
+	memset(res, 0, sizeof(*res));
+	memset(&z, 0, sizeof(z));
+	if (!o || !o->task_path || !o->db_path || !o->out_dir)
+		return kf_err_set(err, KF_ERR_INVALID, "optimize needs a task, a database and an output folder");
+	z.o = o;
+	z.res = res;
+	z.t0_ms = kf_now_ms();
+	z.seed = o->seed;
+	z.strategy = o->strategy;
+	z.concurrency = o->llm.concurrency > 0 ? o->llm.concurrency : 4;
+
+	struct kf_llm_config cfg = o->llm;
+	cfg.concurrency = z.concurrency;
+	if ((st = kf_llm_client_new(&cfg, &z.llm, err)))
+		goto done;
+	if ((st = setup(&z, err)))
+		goto done;
+	snprintf(z.event, sizeof(z.event), "%s run %lld of '%s' (seed %llu)", o->resume_run > 0 ? "resumed" : "started",
+		 (long long)z.run_id, z.task->name, (unsigned long long)z.seed);
+	progress(&z);
+
+	for (;;) {
+		if (kf_optimize_stop)
+			break;
+		while (!z.stop_submit && z.submitted - z.handled < (uint64_t)z.concurrency) {
+			if (z.no_improve >= NO_IMPROVE_STOP) {
+				z.stop_submit = true;
+				z.stop_why = "done";
+				break;
+			}
+			if (!budget_left(&z)) {
+				z.stop_submit = true;
+				break;
+			}
+			if ((st = submit_one(&z, err)))
+				goto done;
+		}
+		if (z.handled == z.submitted)
+			break;
+		struct req *rq = req_at(&z, z.handled);
+		if (!rq) {
+			st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+			goto done;
+		}
+		if (!rq->res) {
+			struct kf_llm_result *d = NULL;
+			if ((st = kf_llm_poll(z.llm, 100, &d, err)))
+				goto done;
+			if (d) {
+				struct req *slot = d->tag >= z.k0 ? req_at(&z, d->tag) : NULL;
+				if (slot && !slot->res)
+					slot->res = d;
+				else
+					kf_llm_result_free(d);
+			}
+			continue;
+		}
+		st = handle_one(&z, rq, err);
+		kf_llm_result_free(rq->res);
+		rq->res = NULL;
+		if (st)
+			goto done;
+		z.handled++;
+		progress(&z);
+	}
+
+	if (kf_optimize_stop) {
+		kf_kb_run_set_status(z.kb, z.run_id, "interrupted", &ferr);
+		snprintf(res->status, sizeof(res->status), "interrupted");
+		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted; resume with --resume %lld", (long long)z.run_id);
+	} else {
+		const char *s = z.stop_why ? z.stop_why : "done";
+		snprintf(res->status, sizeof(res->status), "%s", s);
+		st = kf_kb_run_set_status(z.kb, z.run_id, s, err);
+	}
+done:
+	if (z.kb && z.run_id) {
+		if (st && st != KF_ERR_INTERRUPTED) {
+			kf_kb_run_set_status(z.kb, z.run_id, "failed", &ferr);
+			snprintf(res->status, sizeof(res->status), "failed");
+		}
+		if (z.search) {
+			fill_result(&z);
+			write_outputs(&z, NULL);
+		}
+	}
+	res->run_id = z.run_id;
+	for (uint64_t k = z.handled; k < z.submitted; k++) {
+		struct req *rq = req_at(&z, k);
+		if (rq) {
+			kf_llm_result_free(rq->res);
+			rq->res = NULL;
+		}
+	}
+	kf_llm_client_free(z.llm);
+	for (size_t i = 0; i < z.n_cands; i++)
+		cand_release(&z.cands[i]);
+	free(z.cands);
+	free(z.reqs);
+	kf_search_free(z.search);
+	kf_kb_close(z.kb);
+	free(z.ref_source);
+	kf_task_free(z.task);
+	return st;
+}
