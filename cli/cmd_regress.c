@@ -19,22 +19,22 @@
 #include "verifier/verifier.h"
 
 static const char help[] =
-	"Re-checks the kernels of a shipped-kernel manifest (spec/task-format.md): each one is compiled with\n"
-	"NVRTC for every arch in the manifest's \"archs\" list and baselines, verified on every public and\n"
-	"hidden shape (plus edge shapes), and on a GPU timed at its task's first timing shape and compared\n"
-	"with the baseline recorded for the GPU's arch. A regression is a slowdown beyond the threshold whose\n"
-	"bootstrap 95% interval lies wholly above it: noise alone never fails. On the cpu backend timing is\n"
-	"reported as skipped (cpu times are not comparable to GPU baselines), never as passed.\n\n"
-	"options:\n"
-	"  --junit FILE         also write JUnit XML (one test case per kernel and check)\n"
-	"  --json               one JSON document on stdout\n"
-	"  --threshold PCT      allowed slowdown in percent (default 5)\n"
-	"  --update-baselines   record the current medians as the baselines for this GPU's arch and\n"
-	"                       toolchain and rewrite MANIFEST (sorted keys); needs a GPU\n"
-	"  --backend B          auto (default), cpu or cuda\n"
-	"exit: 0 all passed (skips allowed), 1 a kernel failed or regressed, 2 bad manifest or arguments\n"
-	"(--update-baselines with --backend cpu), 3 internal error, 4 no GPU (--backend cuda, or\n"
-	"--update-baselines on a machine without one)\n";
+    "Re-checks the kernels of a shipped-kernel manifest (spec/task-format.md): each one is compiled with\n"
+    "NVRTC for every arch in the manifest's \"archs\" list and baselines, verified on every public and\n"
+    "hidden shape (plus edge shapes), and on a GPU timed at its task's first timing shape and compared\n"
+    "with the baseline recorded for the GPU's arch. A regression is a slowdown beyond the threshold whose\n"
+    "bootstrap 95% interval lies wholly above it: noise alone never fails. On the cpu backend timing is\n"
+    "reported as skipped (cpu times are not comparable to GPU baselines), never as passed.\n\n"
+    "options:\n"
+    "  --junit FILE         also write JUnit XML (one test case per kernel and check)\n"
+    "  --json               one JSON document on stdout\n"
+    "  --threshold PCT      allowed slowdown in percent (default 5)\n"
+    "  --update-baselines   record the current medians as the baselines for this GPU's arch and\n"
+    "                       toolchain and rewrite MANIFEST (sorted keys); needs a GPU\n"
+    "  --backend B          auto (default), cpu or cuda\n"
+    "exit: 0 all passed (skips allowed), 1 a kernel failed or regressed, 2 bad manifest or arguments\n"
+    "(--update-baselines with --backend cpu), 3 internal error, 4 no GPU (--backend cuda, or\n"
+    "--update-baselines on a machine without one)\n";
 
 enum check_kind { CHECK_COMPILE, CHECK_VERIFY, CHECK_TIMING };
 static const char *const kind_name[] = {"compile", "verify", "timing"};
@@ -44,20 +44,20 @@ static const char *const status_json[] = {"pass", "fail", "error", "skip"};
 struct check {
 	size_t entry;
 	enum check_kind kind;
-	char name[200];          /* the test case name: "compile sm_80,sm_90", "verify public+hidden", ... */
+	char name[200]; /* the test case name: "compile sm_80,sm_90", "verify public+hidden", ... */
 	enum kf_junit_status status;
-	char message[1500];      /* one line: verdict and numbers, or the skip reason */
-	struct kf_buf detail;    /* a compile log or the per-shape report (bounded) */
+	char message[1500];   /* one line: verdict and numbers, or the skip reason */
+	struct kf_buf detail; /* a compile log or the per-shape report (bounded) */
 	double time_s;
-	cJSON *extra;            /* figures for --json */
+	cJSON *extra; /* figures for --json */
 };
 
 struct run {
 	const struct kf_regress_manifest *m;
 	enum kf_backend_kind backend;
 	struct kf_device_info dev;
-	char toolchain[32];      /* "cuda-13.0" */
-	double threshold;        /* fraction */
+	char toolchain[32]; /* "cuda-13.0" */
+	double threshold;   /* fraction */
 	bool update;
 	size_t n_checks;
 	struct check *checks;
@@ -109,7 +109,8 @@ static void first_log_line(const char *log, char *out, size_t n)
 }
 
 /* The archs to compile for: the manifest's "archs", every arch with a baseline, and the GPU's own. */
-static size_t collect_archs(const struct run *r, const struct kf_regress_entry *e, char archs[][16], size_t max)
+static size_t collect_archs(const struct run *r, const struct kf_regress_entry *e, char archs[][16],
+			    size_t max)
 {
 	size_t n = 0;
 	const char *cand[KF_REGRESS_MAX_ARCHS * 2 + 1];
@@ -177,7 +178,8 @@ static bool check_compile(struct run *r, size_t idx)
 			cJSON_AddStringToObject(per, archs[i], "ok");
 			if (!c->message[0])
 				snprintf(c->message, sizeof(c->message), "compiled with %s", out->compiler);
-		} else if (st == KF_ERR_COMPILE || st == KF_ERR_TIMEOUT || st == KF_ERR_LIMIT || st == KF_ERR_CRASH) {
+		} else if (st == KF_ERR_COMPILE || st == KF_ERR_TIMEOUT || st == KF_ERR_LIMIT ||
+			   st == KF_ERR_CRASH) {
 			/* the kernel (or the toolchain under it) is broken: a failure of the thing checked */
 			const char *what = st == KF_ERR_COMPILE ? "compile_error" : "compile_failed";
 			if (st == KF_ERR_COMPILE && out)
@@ -186,7 +188,8 @@ static bool check_compile(struct run *r, size_t idx)
 				snprintf(line, sizeof(line), "%s", err.msg);
 			cJSON_AddStringToObject(per, archs[i], what);
 			if (!n_bad++) {
-				snprintf(c->message, sizeof(c->message), "%s for %s: %s", what, archs[i], line);
+				snprintf(c->message, sizeof(c->message), "%s for %s: %s", what, archs[i],
+					 line);
 				if (out && out->log)
 					kf_buf_add_truncated(&c->detail, out->log, strlen(out->log));
 			}
@@ -194,7 +197,8 @@ static bool check_compile(struct run *r, size_t idx)
 				c->status = KF_JUNIT_FAIL;
 		} else {
 			cJSON_AddStringToObject(per, archs[i], "error");
-			snprintf(c->message, sizeof(c->message), "cannot compile for %s: %s", archs[i], err.msg);
+			snprintf(c->message, sizeof(c->message), "cannot compile for %s: %s", archs[i],
+				 err.msg);
 			c->status = KF_JUNIT_ERROR;
 			r->internal_error = true;
 		}
@@ -226,7 +230,8 @@ static void check_verify(struct run *r, size_t idx, bool compiles, const struct 
 	snprintf(c->name, sizeof(c->name), "verify public+hidden");
 	if (!compiles) {
 		c->status = KF_JUNIT_SKIP;
-		snprintf(c->message, sizeof(c->message), "not verified: the kernel does not compile (see its compile check)");
+		snprintf(c->message, sizeof(c->message),
+			 "not verified: the kernel does not compile (see its compile check)");
 		return;
 	}
 	kf_verify_opts_init(&vo);
@@ -268,14 +273,15 @@ static void check_verify(struct run *r, size_t idx, bool compiles, const struct 
 			 (unsigned long long)vr->seed);
 	} else if (vr->status == KF_VERDICT_UNSUPPORTED) {
 		c->status = KF_JUNIT_SKIP;
-		snprintf(c->message, sizeof(c->message), "unsupported on the %s backend: %s", kf_backend_name(r->backend),
-			 vr->reason);
+		snprintf(c->message, sizeof(c->message), "unsupported on the %s backend: %s",
+			 kf_backend_name(r->backend), vr->reason);
 	} else {
 		c->status = KF_JUNIT_FAIL;
 		const char *v = kf_verdict_name(vr->status);
-		bool named = !strncmp(vr->reason, v, strlen(v)); /* the verifier's reason usually opens with it */
-		snprintf(c->message, sizeof(c->message), "%s%s%s (seed %llu)", named ? "" : v, named ? "" : ": ",
-			 vr->reason, (unsigned long long)vr->seed);
+		bool named =
+		    !strncmp(vr->reason, v, strlen(v)); /* the verifier's reason usually opens with it */
+		snprintf(c->message, sizeof(c->message), "%s%s%s (seed %llu)", named ? "" : v,
+			 named ? "" : ": ", vr->reason, (unsigned long long)vr->seed);
 		if (vr->compile_log && vr->compile_log[0])
 			kf_buf_add_truncated(&c->detail, vr->compile_log, strlen(vr->compile_log));
 		for (size_t i = 0; i < vr->n_shapes; i++) {
@@ -305,7 +311,8 @@ static double round_us(double ns)
 }
 
 /* The baseline record written by --update-baselines (fields of spec/task-format.md plus optional ones). */
-static cJSON *baseline_record(const struct run *r, const struct kf_profile_shape *s, const struct kf_regress_cmp *own)
+static cJSON *baseline_record(const struct run *r, const struct kf_profile_shape *s,
+			      const struct kf_regress_cmp *own)
 {
 	cJSON *o = cJSON_CreateObject();
 	char when[32], shape[256];
@@ -326,7 +333,8 @@ static cJSON *baseline_record(const struct run *r, const struct kf_profile_shape
 	return o;
 }
 
-static void check_timing(struct run *r, size_t idx, const struct kf_task *task, const struct kf_verify_result *vr)
+static void check_timing(struct run *r, size_t idx, const struct kf_task *task,
+			 const struct kf_verify_result *vr)
 {
 	struct kf_regress_entry *e = &r->m->entries[idx];
 	struct check *c = check_new(r, idx, CHECK_TIMING);
@@ -352,8 +360,8 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task, 
 			snprintf(archs + strlen(archs), sizeof(archs) - strlen(archs), "%s%s", i ? "/" : "",
 				 r->m->archs[i]);
 		c->status = KF_JUNIT_SKIP;
-		snprintf(c->message, sizeof(c->message), "no GPU: cpu times are not comparable to %s baselines",
-			 archs[0] ? archs : "GPU");
+		snprintf(c->message, sizeof(c->message),
+			 "no GPU: cpu times are not comparable to %s baselines", archs[0] ? archs : "GPU");
 		return;
 	}
 	if (!vr || vr->status != KF_VERDICT_PASS) {
@@ -375,8 +383,8 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task, 
 	c->time_s = now_s() - t0;
 	if (st) {
 		c->status = st == KF_ERR_RUNTIME ? KF_JUNIT_FAIL : KF_JUNIT_ERROR;
-		snprintf(c->message, sizeof(c->message), "%s: %s", st == KF_ERR_RUNTIME ? "runtime_error" : "cannot time",
-			 err.msg);
+		snprintf(c->message, sizeof(c->message), "%s: %s",
+			 st == KF_ERR_RUNTIME ? "runtime_error" : "cannot time", err.msg);
 		if (st != KF_ERR_RUNTIME)
 			r->internal_error = true;
 		goto out;
@@ -402,15 +410,16 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task, 
 	kf_format_ns(s->cand.stats.median, a, sizeof(a));
 	if (!s->outputs_ok) {
 		c->status = KF_JUNIT_FAIL;
-		snprintf(c->message, sizeof(c->message), "wrong_output: the outputs of timed launches differ: %s",
-			 s->recheck_detail);
+		snprintf(c->message, sizeof(c->message),
+			 "wrong_output: the outputs of timed launches differ: %s", s->recheck_detail);
 		goto out;
 	}
 	b = kf_regress_baseline_find(e, r->dev.arch);
 	if (r->update) {
 		struct kf_regress_baseline self = {.median_us = s->cand.stats.median / 1e3};
 		double was = b ? b->median_us : 0;
-		if ((st = kf_regress_compare(s->cand.samples, s->cand.n, &self, 0, name_seed(e->name), 0, &cmp, &err)) ||
+		if ((st = kf_regress_compare(s->cand.samples, s->cand.n, &self, 0, name_seed(e->name), 0,
+					     &cmp, &err)) ||
 		    (st = kf_regress_baseline_set(e, r->dev.arch, baseline_record(r, s, &cmp), &err))) {
 			c->status = KF_JUNIT_ERROR;
 			snprintf(c->message, sizeof(c->message), "cannot record the baseline: %s", err.msg);
@@ -422,21 +431,25 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task, 
 		kf_json_add_number(c->extra, "median_us", round_us(cmp.median_ns));
 		cJSON_AddStringToObject(c->extra, "result", "recorded");
 		if (was > 0)
-			snprintf(c->message, sizeof(c->message), "recorded %s baseline %s (was %.3f us, %+.1f%%)", r->dev.arch,
-				 a, was, (cmp.median_ns / (was * 1e3) - 1) * 100);
+			snprintf(c->message, sizeof(c->message),
+				 "recorded %s baseline %s (was %.3f us, %+.1f%%)", r->dev.arch, a, was,
+				 (cmp.median_ns / (was * 1e3) - 1) * 100);
 		else
-			snprintf(c->message, sizeof(c->message), "recorded %s baseline %s (new)", r->dev.arch, a);
+			snprintf(c->message, sizeof(c->message), "recorded %s baseline %s (new)", r->dev.arch,
+				 a);
 		goto out;
 	}
 	if (!b) {
 		c->status = KF_JUNIT_PASS;
 		kf_json_add_number(c->extra, "median_us", round_us(s->cand.stats.median));
 		cJSON_AddStringToObject(c->extra, "result", "new");
-		snprintf(c->message, sizeof(c->message), "new: median %s over %zu samples, no %s baseline to compare with",
-			 a, s->cand.n, r->dev.arch);
+		snprintf(c->message, sizeof(c->message),
+			 "new: median %s over %zu samples, no %s baseline to compare with", a, s->cand.n,
+			 r->dev.arch);
 		goto out;
 	}
-	if ((st = kf_regress_compare(s->cand.samples, s->cand.n, b, r->threshold, name_seed(e->name), 0, &cmp, &err))) {
+	if ((st = kf_regress_compare(s->cand.samples, s->cand.n, b, r->threshold, name_seed(e->name), 0, &cmp,
+				     &err))) {
 		c->status = KF_JUNIT_ERROR;
 		snprintf(c->message, sizeof(c->message), "cannot compare: %s", err.msg);
 		r->internal_error = true;
@@ -450,14 +463,19 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task, 
 	kf_json_add_number(c->extra, "change_lo_pct", cmp.change_lo * 100);
 	kf_json_add_number(c->extra, "change_hi_pct", cmp.change_hi * 100);
 	cJSON_AddStringToObject(c->extra, "result",
-				cmp.regression ? "regression" : cmp.improvement ? "faster" : "unchanged");
+				cmp.regression	  ? "regression"
+				: cmp.improvement ? "faster"
+						  : "unchanged");
 	c->status = cmp.regression ? KF_JUNIT_FAIL : KF_JUNIT_PASS;
 	snprintf(c->message, sizeof(c->message),
-		 "%s: median %s vs %s baseline %s (%+.1f%%, 95%% CI %+.1f%%..%+.1f%%; threshold %.1f%%; toolchain %s, "
+		 "%s: median %s vs %s baseline %s (%+.1f%%, 95%% CI %+.1f%%..%+.1f%%; threshold %.1f%%; "
+		 "toolchain %s, "
 		 "baseline %s)",
-		 cmp.regression ? "slower" : cmp.improvement ? "faster" : "within threshold", a, r->dev.arch, bstr,
-		 cmp.change * 100, cmp.change_lo * 100, cmp.change_hi * 100, r->threshold * 100, r->toolchain,
-		 b->toolchain);
+		 cmp.regression	   ? "slower"
+		 : cmp.improvement ? "faster"
+				   : "within threshold",
+		 a, r->dev.arch, bstr, cmp.change * 100, cmp.change_lo * 100, cmp.change_hi * 100,
+		 r->threshold * 100, r->toolchain, b->toolchain);
 	/* baselines are keyed by arch: an H100 and an H200 are both sm_90, so say when the GPU differs */
 	if (b->device[0] && strcmp(b->device, r->dev.name))
 		snprintf(c->message + strlen(c->message), sizeof(c->message) - strlen(c->message),
@@ -494,7 +512,8 @@ static void run_entry(struct run *r, size_t idx)
 
 static void print_check(const struct run *r, const struct check *c)
 {
-	printf("%-5s %s  %s: %s\n", status_word[c->status], r->m->entries[c->entry].name, c->name, c->message);
+	printf("%-5s %s  %s: %s\n", status_word[c->status], r->m->entries[c->entry].name, c->name,
+	       c->message);
 	fflush(stdout);
 }
 
@@ -512,12 +531,12 @@ static int write_junit(const struct run *r, const char *path)
 	for (size_t i = 0; i < r->n_checks; i++) {
 		const struct check *c = &r->checks[i];
 		cases[i] = (struct kf_junit_case){
-			.classname = r->m->entries[c->entry].name,
-			.name = c->name,
-			.time_s = c->time_s,
-			.status = c->status,
-			.message = c->message,
-			.detail = c->detail.len ? c->detail.data : NULL,
+		    .classname = r->m->entries[c->entry].name,
+		    .name = c->name,
+		    .time_s = c->time_s,
+		    .status = c->status,
+		    .message = c->message,
+		    .detail = c->detail.len ? c->detail.data : NULL,
 		};
 	}
 	st = kf_junit_render(&b, "kforge regress", cases, r->n_checks);
@@ -550,7 +569,8 @@ static void print_json(const struct run *r, const char *manifest, size_t counts[
 	for (size_t i = 0; i < r->m->n_entries; i++) {
 		const struct kf_regress_entry *e = &r->m->entries[i];
 		cJSON *k = cJSON_CreateObject(), *checks = cJSON_CreateArray();
-		enum kf_junit_status worst = KF_JUNIT_PASS;
+		size_t n_by[4] = {0};
+		const char *status;
 		cJSON_AddStringToObject(k, "name", e->name);
 		cJSON_AddStringToObject(k, "task", e->task_path);
 		cJSON_AddStringToObject(k, "kernel", e->kernel_path);
@@ -559,8 +579,7 @@ static void print_json(const struct run *r, const char *manifest, size_t counts[
 			cJSON *cj;
 			if (c->entry != i)
 				continue;
-			if (c->status == KF_JUNIT_FAIL || (c->status == KF_JUNIT_ERROR && worst != KF_JUNIT_FAIL))
-				worst = c->status;
+			n_by[c->status]++;
 			cj = cJSON_Duplicate(c->extra, true);
 			cJSON_AddStringToObject(cj, "check", kind_name[c->kind]);
 			cJSON_AddStringToObject(cj, "name", c->name);
@@ -571,7 +590,12 @@ static void print_json(const struct run *r, const char *manifest, size_t counts[
 			kf_json_add_number(cj, "time_s", c->time_s);
 			cJSON_AddItemToArray(checks, cj);
 		}
-		cJSON_AddStringToObject(k, "status", status_json[worst]);
+		/* fail over error over pass; "skip" only when nothing was checked at all */
+		status = n_by[KF_JUNIT_FAIL]	? "fail"
+			 : n_by[KF_JUNIT_ERROR] ? "error"
+			 : n_by[KF_JUNIT_PASS]	? "pass"
+						: "skip";
+		cJSON_AddStringToObject(k, "status", status);
 		cJSON_AddItemToObject(k, "checks", checks);
 		cJSON_AddItemToArray(ks, k);
 	}
@@ -596,9 +620,9 @@ int cmd_regress(int argc, char **argv)
 	const char *junit = NULL, *thr_s = NULL, *backend = NULL, *pos[1];
 	bool json = false, update = false;
 	const struct kf_opt opts[] = {
-		{"junit", true, &junit, NULL},         {"json", false, NULL, &json},
-		{"threshold", true, &thr_s, NULL},     {"update-baselines", false, NULL, &update},
-		{"backend", true, &backend, NULL},
+	    {"junit", true, &junit, NULL},     {"json", false, NULL, &json},
+	    {"threshold", true, &thr_s, NULL}, {"update-baselines", false, NULL, &update},
+	    {"backend", true, &backend, NULL},
 	};
 	struct run r = {0};
 	struct kf_regress_manifest *m = NULL;
@@ -619,12 +643,14 @@ int cmd_regress(int argc, char **argv)
 		char *end;
 		double v = strtod(thr_s, &end);
 		if (end == thr_s || *end || !(v >= 0 && v <= 1000))
-			return kf_cli_usage_error("regress", "--threshold needs a percentage in 0..1000, not '%s'", thr_s);
+			return kf_cli_usage_error(
+			    "regress", "--threshold needs a percentage in 0..1000, not '%s'", thr_s);
 		r.threshold = v / 100;
 	}
 	if (update && backend && !strcmp(backend, "cpu"))
-		return kf_cli_usage_error("regress", "--update-baselines needs GPU times; the cpu backend cannot record "
-						     "baselines");
+		return kf_cli_usage_error("regress",
+					  "--update-baselines needs GPU times; the cpu backend cannot record "
+					  "baselines");
 	st = kf_regress_manifest_load(pos[0], &warn, &m, &err);
 	if (warn.len)
 		fputs(warn.data, stderr);
@@ -638,7 +664,8 @@ int cmd_regress(int argc, char **argv)
 		return rc;
 	}
 	if (update && r.backend != KF_BACKEND_CUDA) {
-		kf_cli_error("--update-baselines needs a GPU: no usable GPU here, so no baselines were recorded");
+		kf_cli_error(
+		    "--update-baselines needs a GPU: no usable GPU here, so no baselines were recorded");
 		kf_regress_manifest_free(m);
 		return KF_EXIT_UNAVAILABLE;
 	}
@@ -662,7 +689,10 @@ int cmd_regress(int argc, char **argv)
 	}
 	for (size_t i = 0; i < r.n_checks; i++)
 		counts[r.checks[i].status]++;
-	rc = r.internal_error ? KF_EXIT_INTERNAL : r.input_error ? KF_EXIT_USAGE : counts[KF_JUNIT_FAIL] ? KF_EXIT_FAILED : 0;
+	rc = r.internal_error	     ? KF_EXIT_INTERNAL
+	     : r.input_error	     ? KF_EXIT_USAGE
+	     : counts[KF_JUNIT_FAIL] ? KF_EXIT_FAILED
+				     : 0;
 	if (update && !kf_cli_interrupted) {
 		if (rc || counts[KF_JUNIT_FAIL]) {
 			kf_cli_error("baselines not updated: fix the failing checks first");
@@ -678,12 +708,14 @@ int cmd_regress(int argc, char **argv)
 	if (json) {
 		print_json(&r, pos[0], counts, rc);
 	} else {
-		printf("regress: %zu kernels, %zu checks: %zu passed, %zu failed, %zu errors, %zu skipped%s\n",
-		       m->n_entries, r.n_checks, counts[KF_JUNIT_PASS], counts[KF_JUNIT_FAIL], counts[KF_JUNIT_ERROR],
-		       counts[KF_JUNIT_SKIP],
-		       r.backend == KF_BACKEND_CUDA ? "" : " (no GPU: timing skipped, not passed)");
+		printf(
+		    "regress: %zu kernels, %zu checks: %zu passed, %zu failed, %zu errors, %zu skipped%s\n",
+		    m->n_entries, r.n_checks, counts[KF_JUNIT_PASS], counts[KF_JUNIT_FAIL],
+		    counts[KF_JUNIT_ERROR], counts[KF_JUNIT_SKIP],
+		    r.backend == KF_BACKEND_CUDA ? "" : " (no GPU: timing skipped, not passed)");
 		if (update && !rc)
-			printf("recorded %zu %s baselines (%s) in %s\n", r.n_updated, r.dev.arch, r.toolchain, pos[0]);
+			printf("recorded %zu %s baselines (%s) in %s\n", r.n_updated, r.dev.arch, r.toolchain,
+			       pos[0]);
 	}
 	for (size_t i = 0; i < r.n_checks; i++) {
 		kf_buf_release(&r.checks[i].detail);

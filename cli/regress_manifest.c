@@ -63,7 +63,8 @@ static enum kf_status copy_str(char *dst, size_t cap, const char *s, struct kf_j
 {
 	if (strlen(s) >= cap) {
 		size_t mark = kf_jpath_push_key(p, key);
-		enum kf_status st = kf_jpath_err(p, err, KF_ERR_INVALID, "longer than %zu characters", cap - 1);
+		enum kf_status st =
+		    kf_jpath_err(p, err, KF_ERR_INVALID, "longer than %zu characters", cap - 1);
 		kf_jpath_pop(p, mark);
 		return st;
 	}
@@ -74,14 +75,15 @@ static enum kf_status copy_str(char *dst, size_t cap, const char *s, struct kf_j
 static enum kf_status load_baseline(const cJSON *o, struct kf_regress_baseline *b, struct kf_jpath *p,
 				    struct kf_buf *warnings, struct kf_err *err)
 {
-	static const char *const known[] = {"median_us", "toolchain", "ci_lo_us", "ci_hi_us", "samples",
-					    "device",    "recorded_at", "clock", "shape"};
+	static const char *const known[] = {"median_us", "toolchain",	"ci_lo_us", "ci_hi_us", "samples",
+					    "device",	 "recorded_at", "clock",    "shape"};
 	const char *s;
 	bool has_lo = false, has_hi = false;
 	enum kf_status st;
 
 	if (!cJSON_IsObject(o))
-		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an object, not %s", kf_json_type_name(o));
+		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an object, not %s",
+				    kf_json_type_name(o));
 	if ((st = kf_json_check_fields(o, known, KF_ARRAY_SIZE(known), false, p, warnings, err)))
 		return st;
 	if ((st = kf_json_get_number(o, "median_us", true, &b->median_us, NULL, p, err)))
@@ -98,7 +100,8 @@ static enum kf_status load_baseline(const cJSON *o, struct kf_regress_baseline *
 	s = NULL;
 	if ((st = kf_json_get_string(o, "device", false, &s, NULL, p, err)))
 		return st;
-	snprintf(b->device, sizeof(b->device), "%s", s ? s : ""); /* a longer name is only shown, never compared */
+	snprintf(b->device, sizeof(b->device), "%s",
+		 s ? s : ""); /* a longer name is only shown, never compared */
 	if ((st = kf_json_get_number(o, "ci_lo_us", false, &b->ci_lo_us, &has_lo, p, err)) ||
 	    (st = kf_json_get_number(o, "ci_hi_us", false, &b->ci_hi_us, &has_hi, p, err)))
 		return st;
@@ -125,8 +128,8 @@ static bool is_file(const char *path, char *why, size_t n)
 	return true;
 }
 
-static enum kf_status load_entry(const cJSON *o, const char *dir, struct kf_regress_entry *e, struct kf_jpath *p,
-				 struct kf_buf *warnings, struct kf_err *err)
+static enum kf_status load_entry(const cJSON *o, const char *dir, struct kf_regress_entry *e,
+				 struct kf_jpath *p, struct kf_buf *warnings, struct kf_err *err)
 {
 	static const char *const known[] = {"name", "task", "kernel", "baselines", "note"};
 	const char *task, *kernel, *name = NULL;
@@ -136,7 +139,8 @@ static enum kf_status load_entry(const cJSON *o, const char *dir, struct kf_regr
 	size_t mark;
 
 	if (!cJSON_IsObject(o))
-		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an object, not %s", kf_json_type_name(o));
+		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an object, not %s",
+				    kf_json_type_name(o));
 	e->json = (cJSON *)o;
 	if ((st = kf_json_check_fields(o, known, KF_ARRAY_SIZE(known), false, p, warnings, err)) ||
 	    (st = kf_json_get_string(o, "task", true, &task, NULL, p, err)) ||
@@ -152,7 +156,8 @@ static enum kf_status load_entry(const cJSON *o, const char *dir, struct kf_regr
 	kf_jpath_pop(p, mark);
 	mark = kf_jpath_push_key(p, "kernel");
 	if (!is_file(e->kernel_path, why, sizeof(why)))
-		return kf_jpath_err(p, err, KF_ERR_NOTFOUND, "cannot read kernel '%s': %s", e->kernel_path, why);
+		return kf_jpath_err(p, err, KF_ERR_NOTFOUND, "cannot read kernel '%s': %s", e->kernel_path,
+				    why);
 	kf_jpath_pop(p, mark);
 	if (name) {
 		if (!name[0] || strlen(name) > 100)
@@ -180,8 +185,8 @@ static enum kf_status load_entry(const cJSON *o, const char *dir, struct kf_regr
 		struct kf_regress_baseline *b = &e->baselines[e->n_baselines];
 		size_t m2 = kf_jpath_push_key(p, it->string);
 		if (!kf_regress_arch_valid(it->string))
-			return kf_jpath_err(p, err, KF_ERR_INVALID, "'%s' is not a GPU arch (expected e.g. sm_90)",
-					    it->string);
+			return kf_jpath_err(p, err, KF_ERR_INVALID,
+					    "'%s' is not a GPU arch (expected e.g. sm_90)", it->string);
 		snprintf(b->arch, sizeof(b->arch), "%s", it->string);
 		if ((st = load_baseline(it, b, p, warnings, err)))
 			return st;
@@ -192,8 +197,8 @@ static enum kf_status load_entry(const cJSON *o, const char *dir, struct kf_regr
 	return KF_OK;
 }
 
-enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warnings, struct kf_regress_manifest **out,
-					struct kf_err *err)
+enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warnings,
+					struct kf_regress_manifest **out, struct kf_err *err)
 {
 	static const char *const known[] = {"format", "kernels", "archs", "note"};
 	struct kf_regress_manifest *m;
@@ -213,7 +218,8 @@ enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warning
 	if ((st = kf_json_read_file(path, MANIFEST_MAX_BYTES, &m->root, NULL, err)))
 		goto fail;
 	if (!cJSON_IsObject(m->root)) {
-		st = kf_jpath_err(&p, err, KF_ERR_INVALID, "expected an object, not %s", kf_json_type_name(m->root));
+		st = kf_jpath_err(&p, err, KF_ERR_INVALID, "expected an object, not %s",
+				  kf_json_type_name(m->root));
 		goto fail;
 	}
 	if ((st = kf_json_check_fields(m->root, known, KF_ARRAY_SIZE(known), false, &p, warnings, err)) ||
@@ -221,7 +227,8 @@ enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warning
 		goto fail;
 	if (strcmp(format, KF_REGRESS_FORMAT)) {
 		size_t mark = kf_jpath_push_key(&p, "format");
-		st = kf_jpath_err(&p, err, KF_ERR_INVALID, "expected \"%s\", not \"%s\"", KF_REGRESS_FORMAT, format);
+		st = kf_jpath_err(&p, err, KF_ERR_INVALID, "expected \"%s\", not \"%s\"", KF_REGRESS_FORMAT,
+				  format);
 		kf_jpath_pop(&p, mark);
 		goto fail;
 	}
@@ -234,11 +241,13 @@ enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warning
 		{
 			size_t m2 = kf_jpath_push_index(&p, m->n_archs);
 			if (!cJSON_IsString(it) || !kf_regress_arch_valid(it->valuestring)) {
-				st = kf_jpath_err(&p, err, KF_ERR_INVALID, "expected a GPU arch such as \"sm_90\"");
+				st = kf_jpath_err(&p, err, KF_ERR_INVALID,
+						  "expected a GPU arch such as \"sm_90\"");
 				goto fail;
 			}
 			if (m->n_archs == KF_REGRESS_MAX_ARCHS) {
-				st = kf_jpath_err(&p, err, KF_ERR_INVALID, "at most %d archs", KF_REGRESS_MAX_ARCHS);
+				st = kf_jpath_err(&p, err, KF_ERR_INVALID, "at most %d archs",
+						  KF_REGRESS_MAX_ARCHS);
 				goto fail;
 			}
 			snprintf(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", it->valuestring);
@@ -252,7 +261,8 @@ enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warning
 		kf_jpath_pop(&p, mark);
 		goto fail;
 	}
-	if (!(m->entries = calloc((size_t)cJSON_GetArraySize(kernels), sizeof(*m->entries))) || !(tmp = strdup(path))) {
+	if (!(m->entries = calloc((size_t)cJSON_GetArraySize(kernels), sizeof(*m->entries))) ||
+	    !(tmp = strdup(path))) {
 		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
@@ -266,9 +276,10 @@ enum kf_status kf_regress_manifest_load(const char *path, struct kf_buf *warning
 		if (!st) {
 			for (size_t j = 0; j < i; j++)
 				if (!strcmp(m->entries[j].name, m->entries[i].name)) {
-					st = kf_jpath_err(&p, err, KF_ERR_INVALID,
-							  "kernel name '%s' is used twice (give one a \"name\")",
-							  m->entries[i].name);
+					st = kf_jpath_err(
+					    &p, err, KF_ERR_INVALID,
+					    "kernel name '%s' is used twice (give one a \"name\")",
+					    m->entries[i].name);
 					break;
 				}
 		}
@@ -295,7 +306,8 @@ const struct kf_regress_baseline *kf_regress_baseline_find(const struct kf_regre
 	return NULL;
 }
 
-enum kf_status kf_regress_baseline_set(struct kf_regress_entry *e, const char *arch, cJSON *rec, struct kf_err *err)
+enum kf_status kf_regress_baseline_set(struct kf_regress_entry *e, const char *arch, cJSON *rec,
+				       struct kf_err *err)
 {
 	cJSON *bl = cJSON_GetObjectItemCaseSensitive(e->json, "baselines");
 	if (!bl) {

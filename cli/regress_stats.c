@@ -15,8 +15,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 enum kf_status kf_regress_compare(const double *samples_ns, size_t n, const struct kf_regress_baseline *b,
-				  double threshold, uint64_t seed, uint32_t resamples, struct kf_regress_cmp *out,
-				  struct kf_err *err)
+				  double threshold, uint64_t seed, uint32_t resamples,
+				  struct kf_regress_cmp *out, struct kf_err *err)
 {
 	struct kf_profiler_rng rng;
 	double *draw, *scratch, *meds, base_ns, base_lo_ns, base_hi_ns;
@@ -24,7 +24,8 @@ enum kf_status kf_regress_compare(const double *samples_ns, size_t n, const stru
 
 	memset(out, 0, sizeof(*out));
 	if (!samples_ns || n < 5)
-		return kf_err_set(err, KF_ERR_INVALID, "a regression check needs at least 5 samples, got %zu", n);
+		return kf_err_set(err, KF_ERR_INVALID, "a regression check needs at least 5 samples, got %zu",
+				  n);
 	if (!b || !(b->median_us > 0) || !isfinite(b->median_us))
 		return kf_err_set(err, KF_ERR_INVALID, "the baseline median must be a positive number");
 	if (!(threshold >= 0) || !isfinite(threshold))

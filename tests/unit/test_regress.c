@@ -59,8 +59,9 @@ static void test_ten_percent_slowdown_fails(void)
 			b = record(base, n, seed);
 			synth(&rng, BASE_NS * 1.10, 0.01, cand, n);
 			CHECK(kf_regress_compare(cand, n, &b, 0.05, seed, 0, &c, &err) == KF_OK);
-			CHECKF(c.regression, "seed %llu n %zu: +%.2f%% [%.2f, %.2f] not flagged", (unsigned long long)seed, n,
-			       c.change * 100, c.change_lo * 100, c.change_hi * 100);
+			CHECKF(c.regression, "seed %llu n %zu: +%.2f%% [%.2f, %.2f] not flagged",
+			       (unsigned long long)seed, n, c.change * 100, c.change_lo * 100,
+			       c.change_hi * 100);
 			CHECK(c.change > 0.08 && c.change < 0.12);
 			/* the same slowdown against a baseline recorded without an interval */
 			b.has_ci = false;
@@ -81,15 +82,20 @@ static void test_noise_never_fails(void)
 			kf_profiler_rng_seed(&rng, seed * 7919 + n);
 			synth(&rng, BASE_NS, 0.01, base, n);
 			b = record(base, n, seed);
-			/* the unchanged kernel re-run several times, each with new noise and a new bootstrap seed */
+			/* the unchanged kernel re-run several times, each with new noise and a new bootstrap
+			 * seed */
 			for (int rerun = 0; rerun < 5; rerun++) {
 				struct kf_regress_cmp c;
 				struct kf_err err = KF_ERR_INIT;
 				synth(&rng, BASE_NS, 0.01, cand, n);
-				CHECK(kf_regress_compare(cand, n, &b, 0.05, seed * 31 + (uint64_t)rerun, 0, &c, &err) == KF_OK);
-				CHECKF(!c.regression, "seed %llu n %zu rerun %d: flagged +%.2f%% [%.2f, %.2f]",
-				       (unsigned long long)seed, n, rerun, c.change * 100, c.change_lo * 100, c.change_hi * 100);
-				CHECK(c.change_lo <= 0.01 && c.change_hi >= -0.01); /* the interval sits around zero */
+				CHECK(kf_regress_compare(cand, n, &b, 0.05, seed * 31 + (uint64_t)rerun, 0,
+							 &c, &err) == KF_OK);
+				CHECKF(!c.regression,
+				       "seed %llu n %zu rerun %d: flagged +%.2f%% [%.2f, %.2f]",
+				       (unsigned long long)seed, n, rerun, c.change * 100, c.change_lo * 100,
+				       c.change_hi * 100);
+				CHECK(c.change_lo <= 0.01 &&
+				      c.change_hi >= -0.01); /* the interval sits around zero */
 				n_runs++;
 			}
 		}
@@ -111,10 +117,11 @@ static void test_small_slowdown_passes(void)
 			b = record(base, n, seed);
 			synth(&rng, BASE_NS * 1.03, 0.01, cand, n);
 			CHECK(kf_regress_compare(cand, n, &b, 0.05, seed, 0, &c, &err) == KF_OK);
-			CHECKF(!c.regression, "3%% slower flagged at n %zu: [%.2f, %.2f]", n, c.change_lo * 100,
-			       c.change_hi * 100);
+			CHECKF(!c.regression, "3%% slower flagged at n %zu: [%.2f, %.2f]", n,
+			       c.change_lo * 100, c.change_hi * 100);
 			CHECK(c.change > 0.01 && c.change < 0.05);
-			/* and a 3% slowdown is a regression under a 1% threshold once the samples say so clearly */
+			/* and a 3% slowdown is a regression under a 1% threshold once the samples say so
+			 * clearly */
 			if (n >= 100) {
 				CHECK(kf_regress_compare(cand, n, &b, 0.01, seed, 0, &c, &err) == KF_OK);
 				CHECK(c.regression);
@@ -136,7 +143,8 @@ static void test_noisy_ten_percent_still_fails(void)
 		b = record(base, 200, (uint64_t)i);
 		synth(&rng, BASE_NS * 1.10, 0.05, cand, 200);
 		CHECK(kf_regress_compare(cand, 200, &b, 0.05, (uint64_t)i, 0, &c, &err) == KF_OK);
-		CHECKF(c.regression, "+%.2f%% [%.2f, %.2f]", c.change * 100, c.change_lo * 100, c.change_hi * 100);
+		CHECKF(c.regression, "+%.2f%% [%.2f, %.2f]", c.change * 100, c.change_lo * 100,
+		       c.change_hi * 100);
 	}
 }
 
@@ -250,21 +258,28 @@ static void test_manifest_errors(void)
 		const char *body; /* after {"format": ..., */
 		const char *want;
 	} cases[] = {
-		{"\"kernels\": []}", "m.json: kernels: lists no kernels"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}, {\"kernel\": \"k.cu\"}]}", "m.json: kernels[1]"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}, {\"task\": \"nope.json\", \"kernel\": \"k.cu\"}]}",
-		 "m.json: kernels[1].task: cannot read task"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"missing.cu\"}]}", "m.json: kernels[0].kernel: cannot read kernel"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\", \"baselines\": {\"gpu0\": {}}}]}",
-		 "m.json: kernels[0].baselines.gpu0: 'gpu0' is not a GPU arch"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\", \"baselines\": {\"sm_90\": {\"toolchain\": \"x\"}}}]}",
-		 "m.json: kernels[0].baselines.sm_90"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\", \"baselines\": {\"sm_90\": {\"median_us\": -1, "
-		 "\"toolchain\": \"x\"}}}]}",
-		 "kernels[0].baselines.sm_90.median_us: must be a positive time"},
-		{"\"archs\": [\"sm_90\", 3], \"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}]}", "m.json: archs[1]"},
-		{"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}, {\"task\": \"%s\", \"kernel\": \"k.cu\"}]}",
-		 "kernels[1]: kernel name 'k' is used twice"},
+	    {"\"kernels\": []}", "m.json: kernels: lists no kernels"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}, {\"kernel\": \"k.cu\"}]}",
+	     "m.json: kernels[1]"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}, {\"task\": \"nope.json\", \"kernel\": "
+	     "\"k.cu\"}]}",
+	     "m.json: kernels[1].task: cannot read task"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"missing.cu\"}]}",
+	     "m.json: kernels[0].kernel: cannot read kernel"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\", \"baselines\": {\"gpu0\": {}}}]}",
+	     "m.json: kernels[0].baselines.gpu0: 'gpu0' is not a GPU arch"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\", \"baselines\": {\"sm_90\": "
+	     "{\"toolchain\": \"x\"}}}]}",
+	     "m.json: kernels[0].baselines.sm_90"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\", \"baselines\": {\"sm_90\": "
+	     "{\"median_us\": -1, "
+	     "\"toolchain\": \"x\"}}}]}",
+	     "kernels[0].baselines.sm_90.median_us: must be a positive time"},
+	    {"\"archs\": [\"sm_90\", 3], \"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}]}",
+	     "m.json: archs[1]"},
+	    {"\"kernels\": [{\"task\": \"%s\", \"kernel\": \"k.cu\"}, {\"task\": \"%s\", \"kernel\": "
+	     "\"k.cu\"}]}",
+	     "kernels[1]: kernel name 'k' is used twice"},
 	};
 	setup_dir();
 	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
@@ -274,13 +289,15 @@ static void test_manifest_errors(void)
 		subst_task(body, sizeof(body), cases[i].body);
 		snprintf(text, sizeof(text), "{\"format\": \"kforge-manifest/1\", %s", body);
 		CHECKF(load_text(text, &m, &err) != KF_OK, "case %zu loaded", i);
-		CHECKF(strstr(err.msg, cases[i].want), "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].want);
+		CHECKF(strstr(err.msg, cases[i].want), "case %zu: '%s' lacks '%s'", i, err.msg,
+		       cases[i].want);
 		CHECK(m == NULL);
 	}
 	{
 		struct kf_regress_manifest *m;
 		struct kf_err err = KF_ERR_INIT;
-		CHECK(load_text("{\"format\": \"kforge-manifest/2\", \"kernels\": []}", &m, &err) == KF_ERR_INVALID);
+		CHECK(load_text("{\"format\": \"kforge-manifest/2\", \"kernels\": []}", &m, &err) ==
+		      KF_ERR_INVALID);
 		CHECK_CONTAINS(err.msg, "m.json: format: expected \"kforge-manifest/1\"");
 		CHECK(load_text("{\"format\": \"kforge-manifest/1\",", &m, &err) == KF_ERR_PARSE);
 		CHECK_CONTAINS(err.msg, "m.json:");
@@ -331,7 +348,8 @@ static void test_manifest_roundtrip_and_update(void)
 		 "  \"kernels\": [\n"
 		 "    {\n"
 		 "      \"baselines\": {\n"
-		 "        \"sm_80\": {\"ci_hi_us\": 52.3, \"ci_lo_us\": 51.9, \"median_us\": 52.125, \"samples\": 120, "
+		 "        \"sm_80\": {\"ci_hi_us\": 52.3, \"ci_lo_us\": 51.9, \"median_us\": 52.125, "
+		 "\"samples\": 120, "
 		 "\"toolchain\": \"cuda-13.0\"},\n"
 		 "        \"sm_90\": {\"median_us\": 41.7, \"toolchain\": \"cuda-13.0\"}\n"
 		 "      },\n"
@@ -360,8 +378,9 @@ static void test_manifest_roundtrip_and_update(void)
 
 static void test_writer_numbers_and_strings(void)
 {
-	cJSON *j = cJSON_Parse("{\"b\": [1, 0.1, 1e-7, 123456789.25, -2.5e300], \"a\": \"q\\\"\\\\\\n\\u0001\", "
-			       "\"c\": {}, \"d\": [], \"e\": [true, null, {\"z\": 1}]}");
+	cJSON *j =
+	    cJSON_Parse("{\"b\": [1, 0.1, 1e-7, 123456789.25, -2.5e300], \"a\": \"q\\\"\\\\\\n\\u0001\", "
+			"\"c\": {}, \"d\": [], \"e\": [true, null, {\"z\": 1}]}");
 	struct kf_buf b = KF_BUF_INIT(4096);
 	struct kf_err err = KF_ERR_INIT;
 	CHECK(j != NULL);
@@ -396,7 +415,8 @@ static void cleanup(void)
 	CHECK(system(cmd) == 0);
 }
 
-KF_TEST_MAIN(TEST(test_ten_percent_slowdown_fails), TEST(test_noise_never_fails), TEST(test_small_slowdown_passes),
-	     TEST(test_noisy_ten_percent_still_fails), TEST(test_faster_and_deterministic), TEST(test_compare_rejects),
-	     TEST(test_arch_names), TEST(test_manifest_errors), TEST(test_manifest_roundtrip_and_update),
+KF_TEST_MAIN(TEST(test_ten_percent_slowdown_fails), TEST(test_noise_never_fails),
+	     TEST(test_small_slowdown_passes), TEST(test_noisy_ten_percent_still_fails),
+	     TEST(test_faster_and_deterministic), TEST(test_compare_rejects), TEST(test_arch_names),
+	     TEST(test_manifest_errors), TEST(test_manifest_roundtrip_and_update),
 	     TEST(test_writer_numbers_and_strings), TEST(cleanup))
