@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# kforge optimize end to end against the scripted LLM server (tests/llm_server.py), one run per strategy on
+# the cpu backend: the replies are a compile error, a wrong kernel, a correct but slower kernel and a correct
+# faster one. The run must end with the faster one as best.cu, record every attempt, show the failures'
+# feedback in the next prompts (from the server's request log), never put a hidden shape into a prompt; a
+# replay of the exported run must reproduce the same candidates and verdicts.
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || { skip "python3 not installed"; finish; exit; }
+command -v jq >/dev/null || { skip "jq not installed"; finish; exit; }
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
+export NO_PROXY='*' no_proxy='*'
+
+TASK=$TOP/tests/data/vtasks/vadd_f32/task.json
+DATA=$TOP/tests/data/optimize
+python3 "$DATA/make_script.py" "$TMP/script.json" compile_error wrong slow fast
+python3 "$TOP/tests/llm_server.py" --port 0 --port-file "$TMP/port" --script "$TMP/script.json" \
+	--log "$TMP/log.jsonl" >"$TMP/server.out" 2>&1 &
+srv=$!
+trap 'kill $srv 2>/dev/null; wait $srv 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 200); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+port=$(cat "$TMP/port" 2>/dev/null)
+[ -n "$port" ] || { bad "server did not start: $(cat "$TMP/server.out")"; finish; exit; }
+base="http://127.0.0.1:$port"
+
+# usage errors and a missing provider come before any work
+expect_exit 2 "unknown strategy is a usage error" -- "$KFORGE" optimize "$TASK" --strategy annealing --backend cpu
+expect_exit 4 "no provider configured: exit 4 with a message" -- \
+	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY -u ANTHROPIC_BASE_URL \
+	"$KFORGE" optimize "$TASK" --backend cpu --db "$TMP/none.db"
+grep -q "OPENAI_API_KEY" <<<"$ERR_TXT" && ok "the message names the variables" || bad "message: $ERR_TXT"
+
+# sql DB QUERY
+sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print("|".join("" if v is None else str(v) for v in r)) for r in c.execute(sys.argv[2])]' "$1" "$2"; }
+
+for strat in evo mcts; do
+	curl -s -o /dev/null -X POST "$base/_control/script" -H 'Content-Type: application/json' --data @"$TMP/script.json"
+	db=$TMP/$strat.db out=$TMP/out-$strat
+	expect_exit 0 "$strat: optimize completes" -- env OPENAI_API_KEY=sk-test-KEY "$KFORGE" optimize "$TASK" \
+		--strategy $strat --provider openai --model gpt-4o-mini --base-url "$base/v1" --backend cpu \
+		--concurrency 1 --budget-calls 4 --seed 7 --db "$db" --out "$out" --json
+	echo "$OUT_TXT" >"$TMP/$strat.json"
+	jq -e '.improved == true and .clock == "cpu" and .calls == 4 and .candidates == 4 and .verified == 2
+		and .by_verdict.compile_error == 1 and .by_verdict.wrong_output == 1 and .spend_usd > 0' \
+		"$TMP/$strat.json" >/dev/null && ok "$strat: json summary counts every attempt" || bad "$strat: summary $OUT_TXT"
+	cmp -s "$out/best.cu" "$DATA/fast.cu" && ok "$strat: best.cu is the faster kernel" || bad "$strat: best.cu differs"
+	[ -s "$out/report.md" ] && [ -s "$out/report.html" ] && ok "$strat: report.md and report.html written" ||
+		bad "$strat: reports missing"
+	run=$(jq -r .run_id "$TMP/$strat.json")
+	[ "$(sql "$db" "select count(*) from llm_calls where run_id=$run")" = 4 ] && ok "$strat: 4 llm calls recorded" ||
+		bad "$strat: llm calls: $(sql "$db" "select count(*) from llm_calls")"
+	verdicts=$(sql "$db" "select coalesce(e.verdict,'-') from candidates c left join evaluations e on e.candidate_id=c.id where c.run_id=$run order by c.id" | tr '\n' ' ')
+	[ "$verdicts" = "- compile_error wrong_output pass pass " ] && ok "$strat: every candidate and verdict recorded in order" ||
+		bad "$strat: verdicts: $verdicts"
+	[ "$(sql "$db" "select edit_kind from candidates where run_id=$run order by id limit 1")" = reference ] &&
+		ok "$strat: the reference is the root candidate" || bad "$strat: no reference candidate"
+	[ "$(sql "$db" "select count(*) from candidates where run_id=$run and edit_kind<>'reference' and (parent_id is null or llm_call_id is null)")" = 0 ] &&
+		ok "$strat: every candidate has a parent and its llm call" || bad "$strat: lineage gaps"
+	[ "$(sql "$db" "select status from runs where id=$run")" = budget ] && ok "$strat: run marked budget" ||
+		bad "$strat: run status $(sql "$db" "select status from runs where id=$run")"
+	# the request log: prompt i+1 carries the feedback of reply i's failure
+	n=$(wc -l <"$TMP/log.jsonl")
+	[ "$n" = 4 ] && ok "$strat: 4 requests reached the server" || bad "$strat: $n requests"
+	jq -s -e '.[1].body.messages | tostring | test("undeclared_scale") and test("compile_error")' "$TMP/log.jsonl" >/dev/null &&
+		ok "$strat: the compile error's log is in the next prompt" || bad "$strat: no compile feedback in prompt 2"
+	jq -s -e '.[2].body.messages | tostring | test("wrong_output") and test("Failing check")' "$TMP/log.jsonl" >/dev/null &&
+		ok "$strat: the wrong kernel's failing check is in the next prompt" || bad "$strat: no wrong-output feedback in prompt 3"
+	jq -s -e 'map(.body.messages | tostring) | all(test("1031|N=77|\"N\": ?77") | not)' "$TMP/log.jsonl" >/dev/null &&
+		ok "$strat: no hidden shape in any prompt" || bad "$strat: a hidden shape value leaked into a prompt"
+	jq -s -e 'all(.headers.Authorization // "" | test("sk-test-KEY") | not)' "$TMP/log.jsonl" >/dev/null &&
+		ok "$strat: the server log holds no key" || bad "$strat: key in the log"
+	cp "$TMP/log.jsonl" "$TMP/log-$strat.jsonl"
+done
+
+# replay: export the evo run, replay it with the same seed and concurrency into a fresh database
+run=$(jq -r .run_id "$TMP/evo.json")
+expect_exit 0 "kb export of the evo run" -- "$KFORGE" kb export --run "$run" --db "$TMP/evo.db" "$TMP/evo.jsonl"
+expect_exit 0 "replay of the exported run completes" -- "$KFORGE" optimize "$TASK" --provider replay \
+	--replay "$TMP/evo.jsonl" --backend cpu --concurrency 1 --seed 7 --db "$TMP/replay.db" --out "$TMP/out-replay" --json
+rrun=$(jq -r .run_id <<<"$OUT_TXT")
+q="select c.source_hash, coalesce(p.source_hash,''), c.edit_kind, coalesce(e.verdict,'-') from candidates c left join candidates p on p.id=c.parent_id left join evaluations e on e.candidate_id=c.id where c.run_id=RUN order by c.id"
+a=$(sql "$TMP/evo.db" "${q/RUN/$run}") b=$(sql "$TMP/replay.db" "${q/RUN/$rrun}")
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "replay reproduces the same candidates, parents and verdicts" ||
+	bad "replay differs: $(diff <(echo "$a") <(echo "$b") | head -5)"
+cmp -s "$TMP/out-replay/best.cu" "$DATA/fast.cu" && ok "replay: same best.cu" || bad "replay: best.cu differs"
+
+finish
