@@ -204,6 +204,9 @@ static enum kf_status suite_load(const char *spec, int level, const char *glob, 
 		kf_task_free(t);
 	}
 	s->n = k;
+	if (!s->n)
+		return kf_err_set(err, KF_ERR_NOTFOUND, "no tasks in suite '%s'%s", spec,
+				  level || glob ? " after --level/--tasks" : "");
 	qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
 	for (size_t i = 1; i < s->n; i++)
 		if (!strcmp(s->e[i].name, s->e[i - 1].name))
@@ -730,7 +733,7 @@ static int level_cmp(const void *a, const void *b)
 static size_t metrics_all(const struct kf_bench_task *rows, size_t n, const double *p, size_t n_p,
 			  struct kf_bench_metrics *m, size_t max)
 {
-	int levels[16];
+	int levels[16] = {0};
 	size_t nl = 0, k = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t j = 0;
