@@ -84,11 +84,12 @@ int main(void)
 			one = t;
 	}
 	printf("bootstrap %d x %d samples: %.2f ms (best of %d)\n", RESAMPLES, N, best_ours, REPS);
-	printf("one sort-based median of %d samples: %.2f us; the bootstrap costs %.0f of them (sink %.0f)\n", N,
-	       one * 1e3, best_ours / one, sink > 0 ? 1.0 : 0.0);
+	printf("one sort-based median of %d samples: %.2f us; the bootstrap costs %.0f of them (sink %.0f)\n",
+	       N, one * 1e3, best_ours / one, sink > 0 ? 1.0 : 0.0);
 	printf("plain sort-based bootstrap, same data: %.2f ms\n", best_plain);
 	printf("ratio plain/ours: %.1fx\n", best_plain / best_ours);
-	printf("interval ours [%.4f, %.4f], plain [%.4f, %.4f], point %.4f\n", ci.lo, ci.hi, plo, phi, ci.point);
+	printf("interval ours [%.4f, %.4f], plain [%.4f, %.4f], point %.4f\n", ci.lo, ci.hi, plo, phi,
+	       ci.point);
 	int rc = 0;
 	if (fabs(ci.lo - plo) > 0.01 * plo || fabs(ci.hi - phi) > 0.01 * phi) {
 		fprintf(stderr, "bench_stats: the two bootstraps disagree\n");
@@ -97,11 +98,13 @@ int main(void)
 	/* The budget is 50 ms on an idle core; on a loaded machine only the ratio measured in this same run
 	 * is meaningful, so that is what fails the benchmark. */
 	if (best_plain / best_ours < 5.0) {
-		fprintf(stderr, "bench_stats: only %.1fx faster than the plain bootstrap\n", best_plain / best_ours);
+		fprintf(stderr, "bench_stats: only %.1fx faster than the plain bootstrap\n",
+			best_plain / best_ours);
 		rc = 1;
 	}
 	if (best_ours > 50.0)
-		printf("note: %.2f ms is over the 50 ms budget of an idle core (%.0f sort-medians' worth: a busy machine?)\n",
+		printf("note: %.2f ms is over the 50 ms budget of an idle core (%.0f sort-medians' worth: a "
+		       "busy machine?)\n",
 		       best_ours, best_ours / one);
 	return rc;
 }

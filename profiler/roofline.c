@@ -14,6 +14,7 @@
  * (RTX 4090), A10 datasheet, GA102 whitepaper (RTX 3090), HGX B200 datasheet). Tensor figures are dense
  * (not the 2:4 sparse ones) with FP32 accumulation; GeForce parts run FP16 with FP32 accumulation at
  * half the rate of their workstation twins, hence the lower figures there. */
+/* clang-format off */
 #define T 1e12
 #define TBS 1e12
 static const struct {
@@ -32,6 +33,7 @@ static const struct {
 };
 #undef T
 #undef TBS
+/* clang-format on */
 
 /* FLOP per clock per SM, the per-SM building block of the peaks above (an FMA is 2 FLOPs):
  *  sm_80: 32 FP64 + 64 FP32 lanes, 3rd-gen tensor cores 1024 dense FP16 FMA/clk/SM;
@@ -39,6 +41,7 @@ static const struct {
  *  sm_90: 64 FP64 + 128 FP32 lanes, 4th-gen tensor cores 2048 dense FP16 FMA/clk/SM;
  *  sm_100: 64 FP64 + 128 FP32 lanes, 5th-gen tensor cores 4096 dense FP16 FMA/clk/SM.
  * TF32 runs at half the FP16 rate on every one of them. */
+/* clang-format off */
 static const struct {
 	const char *arch;
 	double per_clk[KF_PEAK_KIND_COUNT];
@@ -50,6 +53,7 @@ static const struct {
 	{"sm_90", {128, 256, 2048, 4096}, "h100"},
 	{"sm_100", {128, 256, 4096, 8192}, "b200"},
 };
+/* clang-format on */
 
 const struct kf_peaks *kf_peaks_table_find(const char *key)
 {
@@ -92,16 +96,19 @@ static bool name_has(const char *name, const char *what)
 
 const struct kf_peaks *kf_peaks_table_guess(const char *device_name, const char *arch)
 {
+	/* clang-format off */
 	static const struct {
 		const char *needle, *key;
 	} by_name[] = {
 		{"H200", "h200"}, {"H100", "h100"}, {"GH200", "h200"}, {"A100", "a100"}, {"L40S", "l40s"},
 		{"4090", "rtx4090"}, {"A10", "a10"}, {"3090", "rtx3090"}, {"B200", "b200"},
 	};
+	/* clang-format on */
 	if (device_name) {
 		for (size_t i = 0; i < KF_ARRAY_SIZE(by_name); i++) {
-			/* "A10" is a prefix of "A100" and "H200" part of "GH200": the table order resolves both,
-			 * and GH200's HBM3e peaks are the H200's. A mismatched arch falls through to the arch. */
+			/* "A10" is a prefix of "A100" and "H200" part of "GH200": the table order resolves
+			 * both, and GH200's HBM3e peaks are the H200's. A mismatched arch falls through to
+			 * the arch. */
 			if (!name_has(device_name, by_name[i].needle))
 				continue;
 			const struct kf_peaks *p = kf_peaks_table_find(by_name[i].key);
@@ -116,22 +123,26 @@ const struct kf_peaks *kf_peaks_table_guess(const char *device_name, const char 
 }
 
 enum kf_status kf_peaks_from_device(const char *name, const char *arch, int sm_count, int sm_clock_khz,
-				    int mem_clock_khz, int mem_bus_width_bits, struct kf_peaks *out, struct kf_err *err)
+				    int mem_clock_khz, int mem_bus_width_bits, struct kf_peaks *out,
+				    struct kf_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	int i = find_per_sm(arch);
 	if (i < 0)
-		return kf_err_set(err, KF_ERR_INVALID, "no per-SM peak figures for arch '%s'", arch ? arch : "(null)");
+		return kf_err_set(err, KF_ERR_INVALID, "no per-SM peak figures for arch '%s'",
+				  arch ? arch : "(null)");
 	if (sm_count <= 0 || sm_clock_khz <= 0 || mem_clock_khz <= 0 || mem_bus_width_bits <= 0)
-		return kf_err_set(err, KF_ERR_INVALID,
-				  "device facts incomplete (SMs %d, SM clock %d kHz, memory clock %d kHz, bus %d bits)",
-				  sm_count, sm_clock_khz, mem_clock_khz, mem_bus_width_bits);
+		return kf_err_set(
+		    err, KF_ERR_INVALID,
+		    "device facts incomplete (SMs %d, SM clock %d kHz, memory clock %d kHz, bus %d bits)",
+		    sm_count, sm_clock_khz, mem_clock_khz, mem_bus_width_bits);
 	snprintf(out->name, sizeof(out->name), "%s (device facts)", name && *name ? name : arch);
 	snprintf(out->arch, sizeof(out->arch), "%s", per_sm[i].arch);
 	double clk_hz = (double)sm_clock_khz * 1e3;
 	for (int k = 0; k < KF_PEAK_KIND_COUNT; k++)
 		out->flops[k] = (double)sm_count * clk_hz * per_sm[i].per_clk[k];
-	/* DDR/HBM move data on both clock edges: 2 transfers per memory clock, bus width in bits / 8 bytes. */
+	/* DDR/HBM move data on both clock edges: 2 transfers per memory clock, bus width in bits / 8 bytes.
+	 */
 	out->dram_bytes_per_s = 2.0 * (double)mem_clock_khz * 1e3 * (double)mem_bus_width_bits / 8.0;
 	return KF_OK;
 }
@@ -167,11 +178,12 @@ enum kf_status kf_roofline_eval(double flops, double bytes, enum kf_dtype dtype,
 	if (!(time_ns > 0) || !isfinite(time_ns))
 		return kf_err_set(err, KF_ERR_INVALID, "time %g ns is not positive", time_ns);
 	if (flops < 0 || bytes < 0 || !isfinite(flops) || !isfinite(bytes))
-		return kf_err_set(err, KF_ERR_INVALID, "work must be finite and non-negative (%g FLOP, %g B)", flops,
-				  bytes);
+		return kf_err_set(err, KF_ERR_INVALID, "work must be finite and non-negative (%g FLOP, %g B)",
+				  flops, bytes);
 	double pf = peaks->flops[kf_peak_kind_for_dtype(dtype)];
 	out->compute_ns = flops > 0 && pf > 0 ? flops / pf * 1e9 : 0.0;
-	out->memory_ns = bytes > 0 && peaks->dram_bytes_per_s > 0 ? bytes / peaks->dram_bytes_per_s * 1e9 : 0.0;
+	out->memory_ns =
+	    bytes > 0 && peaks->dram_bytes_per_s > 0 ? bytes / peaks->dram_bytes_per_s * 1e9 : 0.0;
 	out->floor_ns = out->compute_ns > out->memory_ns ? out->compute_ns : out->memory_ns;
 	out->bound = out->compute_ns > out->memory_ns ? "compute" : "memory";
 	out->achieved_flops = flops / (time_ns * 1e-9);

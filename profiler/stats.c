@@ -190,8 +190,8 @@ static enum kf_status check_times(const double *x, size_t n, const char *what, s
 		return kf_err_set(err, KF_ERR_INVALID, "no %s samples", what);
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(x[i]) || x[i] <= 0)
-			return kf_err_set(err, KF_ERR_INVALID, "%s sample %zu is not a positive time (%g)", what, i,
-					  x[i]);
+			return kf_err_set(err, KF_ERR_INVALID, "%s sample %zu is not a positive time (%g)",
+					  what, i, x[i]);
 	return KF_OK;
 }
 
@@ -258,7 +258,8 @@ enum kf_status kf_boot_speedup(const double *ref, size_t n_ref, const double *ca
 	if (st != KF_OK)
 		return st;
 	if (o.paired && n_ref != n_cand)
-		return kf_err_set(err, KF_ERR_INVALID, "paired bootstrap needs equal sample counts (%zu reference, %zu candidate)",
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "paired bootstrap needs equal sample counts (%zu reference, %zu candidate)",
 				  n_ref, n_cand);
 	if (n_ref > UINT32_MAX || n_cand > UINT32_MAX)
 		return kf_err_set(err, KF_ERR_INVALID, "too many samples for the bootstrap");
@@ -294,7 +295,8 @@ enum kf_status kf_boot_speedup(const double *ref, size_t n_ref, const double *ca
 			for (size_t i = 0; i < n_cand; i++)
 				cc[kf_profiler_rng_below(&rng, n_cand)]++;
 		}
-		ratios[r] = median_from_counts(sr, cr, n_ref, n_ref) / median_from_counts(sc, cc, n_cand, n_cand);
+		ratios[r] =
+		    median_from_counts(sr, cr, n_ref, n_ref) / median_from_counts(sc, cc, n_cand, n_cand);
 	}
 	qsort(ratios, o.resamples, sizeof(double), cmp_double);
 	out->lo = kf_stats_quantile_sorted(ratios, o.resamples, (1.0 - o.level) / 2.0);
@@ -317,7 +319,8 @@ bool kf_ci_significant(const struct kf_ci *ci)
 
 /* ---- stopping rule -------------------------------------------------------------------------- */
 
-enum kf_stop_reason kf_stop_rule_check(const struct kf_stop_rule *r, const double *x, size_t n, double total_ns)
+enum kf_stop_reason kf_stop_rule_check(const struct kf_stop_rule *r, const double *x, size_t n,
+				       double total_ns)
 {
 	if (r->max_samples && n >= r->max_samples)
 		return KF_STOP_MAX_SAMPLES;

@@ -40,7 +40,8 @@ enum kf_status kf_perf_text(const struct kf_perf_summary *s, struct kf_buf *out)
 	kf_format_ns(s->time_ns, t, sizeof(t));
 	kf_format_ns(s->iqr_ns, iqr, sizeof(iqr));
 	st = kf_buf_addf(out, "time %s (median of %zu, IQR %s, %s%s)", t, s->n_samples, iqr,
-			 s->timing_source ? s->timing_source : "unknown timer", cpu ? ": CPU time, not GPU speed" : "");
+			 s->timing_source ? s->timing_source : "unknown timer",
+			 cpu ? ": CPU time, not GPU speed" : "");
 	if (st == KF_OK && s->has_ref) {
 		kf_format_ns(s->ref_time_ns, r, sizeof(r));
 		st = kf_buf_addf(out, "; reference %s", r);
@@ -52,8 +53,8 @@ enum kf_status kf_perf_text(const struct kf_perf_summary *s, struct kf_buf *out)
 		st = kf_buf_addf(out, "speedup %.3gx (%.0f%% CI %.3g-%.3g, %s)\n", s->speedup.point,
 				 s->speedup.level * 100.0, s->speedup.lo, s->speedup.hi,
 				 kf_ci_significant(&s->speedup) ? "significant"
-				 : s->speedup.hi < 1.0           ? "significantly slower"
-								 : "not significant");
+				 : s->speedup.hi < 1.0		? "significantly slower"
+								: "not significant");
 
 	if (st == KF_OK && s->has_roofline) {
 		char bw[32], fl[32];
@@ -64,11 +65,12 @@ enum kf_status kf_perf_text(const struct kf_perf_summary *s, struct kf_buf *out)
 				 s->roof.fraction > 1.0 ? " (faster than the hardware allows: suspect)" : "");
 	}
 
-	if (st == KF_OK && (s->has_occupancy || s->registers >= 0 || s->spill_bytes >= 0 || s->smem_bytes >= 0)) {
+	if (st == KF_OK &&
+	    (s->has_occupancy || s->registers >= 0 || s->spill_bytes >= 0 || s->smem_bytes >= 0)) {
 		const char *sep = "";
 		if (s->has_occupancy) {
-			st = kf_buf_addf(out, "occupancy %.0f%% (%d blocks/SM, limited by %s)", s->occ.occupancy * 100.0,
-					 s->occ.active_blocks, s->occ.limiter);
+			st = kf_buf_addf(out, "occupancy %.0f%% (%d blocks/SM, limited by %s)",
+					 s->occ.occupancy * 100.0, s->occ.active_blocks, s->occ.limiter);
 			sep = "; ";
 		}
 		if (st == KF_OK && s->registers >= 0) {

@@ -15,15 +15,15 @@
 struct func {
 	char name[128];
 	CUfunction fn;
-	int regs;          /* registers per thread */
-	int static_smem;   /* bytes */
-	int max_threads;   /* the most threads per block this function can launch with (its registers) */
-	int dyn_smem_set;  /* the MAX_DYNAMIC_SHARED_SIZE_BYTES we last set (0: default) */
+	int regs;	  /* registers per thread */
+	int static_smem;  /* bytes */
+	int max_threads;  /* the most threads per block this function can launch with (its registers) */
+	int dyn_smem_set; /* the MAX_DYNAMIC_SHARED_SIZE_BYTES we last set (0: default) */
 };
 
 static struct {
 	bool ready;
-	bool broken;          /* a sticky fault happened: every later call fails */
+	bool broken; /* a sticky fault happened: every later call fails */
 	char broken_msg[256];
 	CUdevice dev;
 	CUcontext ctx;
@@ -34,7 +34,7 @@ static struct {
 	size_t flush_bytes;
 	uint32_t flush_round;
 	struct kf_device_info info;
-	int regs_per_block;   /* device MAX_REGISTERS_PER_BLOCK */
+	int regs_per_block; /* device MAX_REGISTERS_PER_BLOCK */
 	bool cupti;
 	size_t n_funcs;
 	struct func funcs[MAX_FUNCS];
@@ -116,7 +116,8 @@ static enum kf_status cuda_init(const struct kf_worker_opts *opts, struct kf_dev
 	int count = 0, drv = 0;
 	CUresult r = kf_cu.device_get_count(&count);
 	if (r != CUDA_SUCCESS || count <= 0) {
-		set_msg(msg, msg_len, "no CUDA device (cuDeviceGetCount: %d devices, %s)", count, kf_cu_error_name(r));
+		set_msg(msg, msg_len, "no CUDA device (cuDeviceGetCount: %d devices, %s)", count,
+			kf_cu_error_name(r));
 		return KF_ERR_UNAVAILABLE;
 	}
 	int index = 0;
@@ -125,7 +126,8 @@ static enum kf_status cuda_init(const struct kf_worker_opts *opts, struct kf_dev
 		char *end;
 		long v = strtol(env, &end, 10);
 		if (*end || v < 0 || v >= count) {
-			set_msg(msg, msg_len, "KFORGE_CUDA_DEVICE='%s' is not a device index (this machine has %d)", env,
+			set_msg(msg, msg_len,
+				"KFORGE_CUDA_DEVICE='%s' is not a device index (this machine has %d)", env,
 				count);
 			return KF_ERR_UNAVAILABLE;
 		}
@@ -141,7 +143,8 @@ static enum kf_status cuda_init(const struct kf_worker_opts *opts, struct kf_dev
 		r = kf_cu.ctx_set_current(g.ctx);
 	if (r != CUDA_SUCCESS) {
 		/* 46 (devices unavailable) is a GPU in exclusive-process mode held by someone else */
-		set_msg(msg, msg_len, "cannot create a context on CUDA device %d: %s", index, kf_cu_error_name(r));
+		set_msg(msg, msg_len, "cannot create a context on CUDA device %d: %s", index,
+			kf_cu_error_name(r));
 		return KF_ERR_UNAVAILABLE;
 	}
 
@@ -183,7 +186,8 @@ static enum kf_status cuda_init(const struct kf_worker_opts *opts, struct kf_dev
 	if (r == CUDA_SUCCESS)
 		r = kf_cu.event_create(&g.ev_end, CU_EVENT_DEFAULT);
 	if (r != CUDA_SUCCESS) {
-		set_msg(msg, msg_len, "cannot create a stream or events on '%s': %s", d->name, kf_cu_error_name(r));
+		set_msg(msg, msg_len, "cannot create a stream or events on '%s': %s", d->name,
+			kf_cu_error_name(r));
 		return KF_ERR_UNAVAILABLE;
 	}
 
@@ -230,8 +234,8 @@ static enum kf_status cuda_load(const uint8_t *image, size_t image_len, int fd, 
 		g.mod = NULL;
 		char d[192];
 		describe(r, d, sizeof(d));
-		set_msg(msg, msg_len, "cannot load the module (%zu bytes) on '%s' (%s): %s", image_len, g.info.name,
-			g.info.arch, d);
+		set_msg(msg, msg_len, "cannot load the module (%zu bytes) on '%s' (%s): %s", image_len,
+			g.info.name, g.info.arch, d);
 		if (kf_cu_error_sticky(r)) {
 			g.broken = true;
 			snprintf(g.broken_msg, sizeof(g.broken_msg), "module load: %s", d);
@@ -245,7 +249,8 @@ static enum kf_status cuda_load(const uint8_t *image, size_t image_len, int fd, 
 		snprintf(f->name, sizeof(f->name), "%s", kernels[i]);
 		r = kf_cu.module_get_function(&f->fn, g.mod, kernels[i]);
 		if (r != CUDA_SUCCESS) {
-			set_msg(msg, msg_len, "kernel '%s' is not in the module (%s)", kernels[i], kf_cu_error_name(r));
+			set_msg(msg, msg_len, "kernel '%s' is not in the module (%s)", kernels[i],
+				kf_cu_error_name(r));
 			g.n_funcs = 0;
 			return KF_ERR_INVALID;
 		}
@@ -311,8 +316,8 @@ static enum kf_status cuda_fill32(uint64_t dst, uint32_t pattern, size_t n_bytes
 		return st;
 	if ((dst % 4) || (n_bytes % 4)) {
 		/* the engine hands over whole aligned words only (backend.h contract of its caller) */
-		set_msg(msg, msg_len, "fill32 needs 4-byte alignment (address 0x%llx, %zu bytes)", (unsigned long long)dst,
-			n_bytes);
+		set_msg(msg, msg_len, "fill32 needs 4-byte alignment (address 0x%llx, %zu bytes)",
+			(unsigned long long)dst, n_bytes);
 		return KF_ERR_INVALID;
 	}
 	if (n_bytes == 0)
@@ -339,23 +344,25 @@ static enum kf_status cuda_flush_l2(char *msg, size_t msg_len)
 		g.flush_bytes = n;
 	}
 	/* a different value each time so no layer can skip a write of what is already there */
-	CUresult r = kf_cu.memset_d32_async(g.flush_buf, 0x9e3779b9u * ++g.flush_round, g.flush_bytes / 4, g.stream);
+	CUresult r =
+	    kf_cu.memset_d32_async(g.flush_buf, 0x9e3779b9u * ++g.flush_round, g.flush_bytes / 4, g.stream);
 	return r == CUDA_SUCCESS ? KF_OK : fail_cu(r, "cuMemsetD32Async (L2 flush)", msg, msg_len);
 }
 
 /* Checks one launch against the device's and the function's limits. */
-static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struct func *f, char *msg, size_t msg_len)
+static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struct func *f, char *msg,
+				   size_t msg_len)
 {
 	const struct kf_device_info *d = &g.info;
 	for (int k = 0; k < 3; k++) {
 		if (L->grid[k] == 0 || (int64_t)L->grid[k] > (int64_t)d->max_grid[k]) {
-			set_msg(msg, msg_len, "line %d: grid %c = %u is outside 1..%d on '%s'", L->line, "xyz"[k],
-				L->grid[k], d->max_grid[k], d->name);
+			set_msg(msg, msg_len, "line %d: grid %c = %u is outside 1..%d on '%s'", L->line,
+				"xyz"[k], L -> grid[k], d -> max_grid[k], d -> name);
 			return KF_ERR_INVALID;
 		}
 		if (L->block[k] == 0 || (int64_t)L->block[k] > (int64_t)d->max_block[k]) {
-			set_msg(msg, msg_len, "line %d: block %c = %u is outside 1..%d on '%s'", L->line, "xyz"[k],
-				L->block[k], d->max_block[k], d->name);
+			set_msg(msg, msg_len, "line %d: block %c = %u is outside 1..%d on '%s'", L->line,
+				"xyz"[k], L -> block[k], d -> max_block[k], d -> name);
 			return KF_ERR_INVALID;
 		}
 	}
@@ -370,22 +377,25 @@ static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struc
 	uint64_t regs_per_warp = ((uint64_t)f->regs * 32 + 255) / 256 * 256;
 	if (g.regs_per_block > 0 && warps * regs_per_warp > (uint64_t)g.regs_per_block) {
 		set_msg(msg, msg_len,
-			"line %d: kernel '%s' uses %d registers per thread; a block of %llu threads needs %llu of the "
+			"line %d: kernel '%s' uses %d registers per thread; a block of %llu threads needs "
+			"%llu of the "
 			"%d registers per block",
 			L->line, L->kernel, f->regs, (unsigned long long)threads,
 			(unsigned long long)(warps * regs_per_warp), g.regs_per_block);
 		return KF_ERR_INVALID;
 	}
 	if (f->max_threads > 0 && threads > (uint64_t)f->max_threads) {
-		set_msg(msg, msg_len, "line %d: kernel '%s' can launch at most %d threads per block (%d registers per "
-				      "thread), not %llu",
+		set_msg(msg, msg_len,
+			"line %d: kernel '%s' can launch at most %d threads per block (%d registers per "
+			"thread), not %llu",
 			L->line, L->kernel, f->max_threads, f->regs, (unsigned long long)threads);
 		return KF_ERR_INVALID;
 	}
 	uint64_t smem = (uint64_t)f->static_smem + L->smem_bytes;
 	if (smem > (uint64_t)d->max_smem_per_block_optin) {
 		set_msg(msg, msg_len,
-			"line %d: kernel '%s' needs %llu bytes of shared memory (%d static + %u dynamic); '%s' allows "
+			"line %d: kernel '%s' needs %llu bytes of shared memory (%d static + %u dynamic); "
+			"'%s' allows "
 			"%d per block",
 			L->line, L->kernel, (unsigned long long)smem, f->static_smem, L->smem_bytes, d->name,
 			d->max_smem_per_block_optin);
@@ -396,7 +406,8 @@ static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struc
 		CUresult r = kf_cu.func_set_attribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 						      (int)L->smem_bytes);
 		if (r != CUDA_SUCCESS) {
-			set_msg(msg, msg_len, "line %d: cannot allow %u bytes of dynamic shared memory for '%s': %s",
+			set_msg(msg, msg_len,
+				"line %d: cannot allow %u bytes of dynamic shared memory for '%s': %s",
 				L->line, L->smem_bytes, L->kernel, kf_cu_error_name(r));
 			return KF_ERR_INVALID;
 		}
@@ -424,7 +435,8 @@ static enum kf_status cuda_run(const struct kf_be_launch *launches, size_t n, bo
 	for (size_t i = 0; i < n; i++) {
 		fs[i] = find_func(launches[i].kernel);
 		if (!fs[i]) {
-			set_msg(msg, msg_len, "line %d: kernel '%s' was not loaded", launches[i].line, launches[i].kernel);
+			set_msg(msg, msg_len, "line %d: kernel '%s' was not loaded", launches[i].line,
+				launches[i].kernel);
 			return KF_ERR_INVALID;
 		}
 		st = check_launch(&launches[i], i, fs[i], msg, msg_len);
@@ -442,12 +454,13 @@ static enum kf_status cuda_run(const struct kf_be_launch *launches, size_t n, bo
 		goto launch_fail_nolaunch;
 	for (size_t i = 0; i < n; i++) {
 		const struct kf_be_launch *L = &launches[i];
-		r = kf_cu.launch_kernel(fs[i]->fn, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1],
-					L->block[2], L->smem_bytes, g.stream, L->args, NULL);
+		r = kf_cu.launch_kernel(fs[i]->fn, L->grid[0], L->grid[1], L->grid[2], L->block[0],
+					L->block[1], L->block[2], L->smem_bytes, g.stream, L->args, NULL);
 		if (r != CUDA_SUCCESS) {
 			char d[192];
 			describe(r, d, sizeof(d));
-			set_msg(msg, msg_len, "%s in launch %zu (kernel '%s', line %d)", d, i + 1, L->kernel, L->line);
+			set_msg(msg, msg_len, "%s in launch %zu (kernel '%s', line %d)", d, i + 1, L->kernel,
+				L->line);
 			if (kf_cu_error_sticky(r)) {
 				g.broken = true;
 				snprintf(g.broken_msg, sizeof(g.broken_msg), "%s", d);
@@ -474,8 +487,10 @@ static enum kf_status cuda_run(const struct kf_be_launch *launches, size_t n, bo
 			set_msg(msg, msg_len, "%s in launch 1 (kernel '%s', line %d)", d, launches[0].kernel,
 				launches[0].line);
 		else
-			set_msg(msg, msg_len, "%s while running launches 1..%zu (kernels '%s'..'%s', lines %d..%d)", d, n,
-				launches[0].kernel, launches[n - 1].kernel, launches[0].line, launches[n - 1].line);
+			set_msg(msg, msg_len,
+				"%s while running launches 1..%zu (kernels '%s'..'%s', lines %d..%d)", d, n,
+				launches[0].kernel, launches[n - 1].kernel, launches[0].line,
+				launches[n - 1].line);
 		g.broken = true;
 		snprintf(g.broken_msg, sizeof(g.broken_msg), "%s", d);
 		*fatal = true;
@@ -537,15 +552,15 @@ CUcontext kf_cuda_context(int *device_ordinal)
 }
 
 const struct kf_backend_ops kf_backend_cuda = {
-	.name = "cuda",
-	.init = cuda_init,
-	.load = cuda_load,
-	.alloc = cuda_alloc,
-	.free = cuda_free,
-	.htod = cuda_htod,
-	.dtoh = cuda_dtoh,
-	.fill32 = cuda_fill32,
-	.run = cuda_run,
-	.flush_l2 = cuda_flush_l2,
-	.shutdown = cuda_shutdown,
+    .name = "cuda",
+    .init = cuda_init,
+    .load = cuda_load,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .htod = cuda_htod,
+    .dtoh = cuda_dtoh,
+    .fill32 = cuda_fill32,
+    .run = cuda_run,
+    .flush_l2 = cuda_flush_l2,
+    .shutdown = cuda_shutdown,
 };

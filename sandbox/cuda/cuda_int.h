@@ -58,10 +58,10 @@ struct kf_cu_api {
 
 extern struct kf_cu_api kf_cu;
 
-/* dlopen("libcuda.so.1") (else "libcuda.so": the stub's name), dlsym cuInit and cuGetProcAddress_v2 only, cuInit(0), then every other entry
- * point through cuGetProcAddress at KF_CU_ABI. "No GPU" (no library, the stub driver (34), no device
- * (100), a driver mismatch (803)) is KF_ERR_UNAVAILABLE with a reason in msg; a driver that lacks an
- * entry point is KF_ERR_UNAVAILABLE too. Idempotent. */
+/* dlopen("libcuda.so.1") (else "libcuda.so": the stub's name), dlsym cuInit and cuGetProcAddress_v2 only,
+ * cuInit(0), then every other entry point through cuGetProcAddress at KF_CU_ABI. "No GPU" (no library, the
+ * stub driver (34), no device (100), a driver mismatch (803)) is KF_ERR_UNAVAILABLE with a reason in msg; a
+ * driver that lacks an entry point is KF_ERR_UNAVAILABLE too. Idempotent. */
 enum kf_status kf_cu_load(char *msg, size_t msg_len);
 
 /* "CUDA_ERROR_ILLEGAL_ADDRESS" (from cuGetErrorName when loaded, else a built-in table, else

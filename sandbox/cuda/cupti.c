@@ -46,9 +46,9 @@ static struct {
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t rec_start[MAX_RECORDS], rec_end[MAX_RECORDS];
 static size_t n_rec;
-static uint32_t n_ours;   /* records whose kernel name is one of the module's */
-static size_t n_lost;     /* records past MAX_RECORDS */
-static size_t n_dropped;  /* records CUPTI itself dropped */
+static uint32_t n_ours;	 /* records whose kernel name is one of the module's */
+static size_t n_lost;	 /* records past MAX_RECORDS */
+static size_t n_dropped; /* records CUPTI itself dropped */
 static char names[MAX_NAMES][128];
 static size_t n_names;
 
@@ -84,7 +84,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
 	CUpti_Activity *rec = NULL;
 	pthread_mutex_lock(&rec_lock);
 	while (valid_size > 0 && cp.get_next_record(buffer, valid_size, &rec) == CUPTI_SUCCESS) {
-		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+		    rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
 			continue;
 		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
 		if (n_rec < MAX_RECORDS) {
@@ -131,14 +132,14 @@ void *kf_cupti_dlopen(char *why, size_t why_len)
 	return NULL;
 }
 
-#define SYM(field, name)                                                                               \
-	do {                                                                                           \
-		void *p_ = dlsym(cp.lib, name);                                                        \
-		if (!p_) {                                                                             \
-			snprintf(why, why_len, "libcupti has no '%s'", name);                           \
-			goto fail;                                                                     \
-		}                                                                                      \
-		memcpy(&cp.field, &p_, sizeof(p_));                                                    \
+#define SYM(field, name)                                                                                     \
+	do {                                                                                                 \
+		void *p_ = dlsym(cp.lib, name);                                                              \
+		if (!p_) {                                                                                   \
+			snprintf(why, why_len, "libcupti has no '%s'", name);                                \
+			goto fail;                                                                           \
+		}                                                                                            \
+		memcpy(&cp.field, &p_, sizeof(p_));                                                          \
 	} while (0)
 
 bool kf_cupti_start(char *why, size_t why_len)

@@ -18,38 +18,38 @@ static const struct {
 	int code;
 	const char *name;
 } known_errors[] = {
-	{0, "CUDA_SUCCESS"},
-	{1, "CUDA_ERROR_INVALID_VALUE"},
-	{2, "CUDA_ERROR_OUT_OF_MEMORY"},
-	{3, "CUDA_ERROR_NOT_INITIALIZED"},
-	{4, "CUDA_ERROR_DEINITIALIZED"},
-	{34, "CUDA_ERROR_STUB_LIBRARY"},
-	{35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
-	{46, "CUDA_ERROR_DEVICES_UNAVAILABLE"},
-	{100, "CUDA_ERROR_NO_DEVICE"},
-	{101, "CUDA_ERROR_INVALID_DEVICE"},
-	{200, "CUDA_ERROR_INVALID_IMAGE"},
-	{201, "CUDA_ERROR_INVALID_CONTEXT"},
-	{209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
-	{218, "CUDA_ERROR_INVALID_PTX"},
-	{222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
-	{304, "CUDA_ERROR_OPERATING_SYSTEM"},
-	{500, "CUDA_ERROR_NOT_FOUND"},
-	{700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-	{701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
-	{702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
-	{709, "CUDA_ERROR_CONTEXT_IS_DESTROYED"},
-	{710, "CUDA_ERROR_ASSERT"},
-	{714, "CUDA_ERROR_HARDWARE_STACK_ERROR"},
-	{715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
-	{716, "CUDA_ERROR_MISALIGNED_ADDRESS"},
-	{717, "CUDA_ERROR_INVALID_ADDRESS_SPACE"},
-	{718, "CUDA_ERROR_INVALID_PC"},
-	{719, "CUDA_ERROR_LAUNCH_FAILED"},
-	{720, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"},
-	{803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
-	{804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
-	{999, "CUDA_ERROR_UNKNOWN"},
+    {0, "CUDA_SUCCESS"},
+    {1, "CUDA_ERROR_INVALID_VALUE"},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+    {3, "CUDA_ERROR_NOT_INITIALIZED"},
+    {4, "CUDA_ERROR_DEINITIALIZED"},
+    {34, "CUDA_ERROR_STUB_LIBRARY"},
+    {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+    {46, "CUDA_ERROR_DEVICES_UNAVAILABLE"},
+    {100, "CUDA_ERROR_NO_DEVICE"},
+    {101, "CUDA_ERROR_INVALID_DEVICE"},
+    {200, "CUDA_ERROR_INVALID_IMAGE"},
+    {201, "CUDA_ERROR_INVALID_CONTEXT"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+    {218, "CUDA_ERROR_INVALID_PTX"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+    {304, "CUDA_ERROR_OPERATING_SYSTEM"},
+    {500, "CUDA_ERROR_NOT_FOUND"},
+    {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+    {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+    {709, "CUDA_ERROR_CONTEXT_IS_DESTROYED"},
+    {710, "CUDA_ERROR_ASSERT"},
+    {714, "CUDA_ERROR_HARDWARE_STACK_ERROR"},
+    {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+    {716, "CUDA_ERROR_MISALIGNED_ADDRESS"},
+    {717, "CUDA_ERROR_INVALID_ADDRESS_SPACE"},
+    {718, "CUDA_ERROR_INVALID_PC"},
+    {719, "CUDA_ERROR_LAUNCH_FAILED"},
+    {720, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+    {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+    {999, "CUDA_ERROR_UNKNOWN"},
 };
 
 const char *kf_cu_error_name(CUresult r)
@@ -76,7 +76,7 @@ const char *kf_cu_error_string(CUresult r)
 bool kf_cu_error_sticky(CUresult r)
 {
 	switch ((int)r) {
-	case 4:   /* deinitialized */
+	case 4:	  /* deinitialized */
 	case 700: /* illegal address */
 	case 702: /* launch timeout (watchdog) */
 	case 709: /* context destroyed */
@@ -100,15 +100,19 @@ static void explain_init(CUresult r, char *msg, size_t msg_len)
 	const char *name = kf_cu_error_name(r);
 	switch ((int)r) {
 	case 34:
-		snprintf(msg, msg_len, "CUDA driver is a stub (cuInit returned 34 %s): the libcuda on the loader path "
-				       "is the toolkit's stubs/libcuda.so, not a real driver", name);
+		snprintf(msg, msg_len,
+			 "CUDA driver is a stub (cuInit returned 34 %s): the libcuda on the loader path "
+			 "is the toolkit's stubs/libcuda.so, not a real driver",
+			 name);
 		break;
 	case 100:
 		snprintf(msg, msg_len, "no CUDA device (cuInit returned 100 %s)", name);
 		break;
 	case 803:
-		snprintf(msg, msg_len, "CUDA driver mismatch (cuInit returned 803 %s): the user-space driver and the "
-				       "kernel module differ in version", name);
+		snprintf(msg, msg_len,
+			 "CUDA driver mismatch (cuInit returned 803 %s): the user-space driver and the "
+			 "kernel module differ in version",
+			 name);
 		break;
 	case 35:
 		snprintf(msg, msg_len, "CUDA driver too old (cuInit returned 35 %s)", name);
@@ -119,43 +123,46 @@ static void explain_init(CUresult r, char *msg, size_t msg_len)
 	}
 }
 
-#define ENTRY(field, sym) {sym, offsetof(struct kf_cu_api, field)}
+#define ENTRY(field, sym)                                                                                    \
+	{                                                                                                    \
+		sym, offsetof(struct kf_cu_api, field)                                                       \
+	}
 
 static const struct {
 	const char *sym;
 	size_t off;
 } entries[] = {
-	ENTRY(driver_get_version, "cuDriverGetVersion"),
-	ENTRY(device_get_count, "cuDeviceGetCount"),
-	ENTRY(device_get, "cuDeviceGet"),
-	ENTRY(device_get_name, "cuDeviceGetName"),
-	ENTRY(device_total_mem, "cuDeviceTotalMem"),
-	ENTRY(device_get_attribute, "cuDeviceGetAttribute"),
-	ENTRY(primary_ctx_retain, "cuDevicePrimaryCtxRetain"),
-	ENTRY(primary_ctx_release, "cuDevicePrimaryCtxRelease"),
-	ENTRY(ctx_set_current, "cuCtxSetCurrent"),
-	ENTRY(module_load_data, "cuModuleLoadData"),
-	ENTRY(module_unload, "cuModuleUnload"),
-	ENTRY(module_get_function, "cuModuleGetFunction"),
-	ENTRY(func_get_attribute, "cuFuncGetAttribute"),
-	ENTRY(func_set_attribute, "cuFuncSetAttribute"),
-	ENTRY(launch_kernel, "cuLaunchKernel"),
-	ENTRY(stream_create, "cuStreamCreate"),
-	ENTRY(stream_destroy, "cuStreamDestroy"),
-	ENTRY(stream_synchronize, "cuStreamSynchronize"),
-	ENTRY(mem_alloc, "cuMemAlloc"),
-	ENTRY(mem_free, "cuMemFree"),
-	ENTRY(memcpy_htod, "cuMemcpyHtoD"),
-	ENTRY(memcpy_dtoh, "cuMemcpyDtoH"),
-	ENTRY(memset_d32, "cuMemsetD32"),
-	ENTRY(memset_d32_async, "cuMemsetD32Async"),
-	ENTRY(event_create, "cuEventCreate"),
-	ENTRY(event_record, "cuEventRecord"),
-	ENTRY(event_synchronize, "cuEventSynchronize"),
-	ENTRY(event_elapsed_time, "cuEventElapsedTime"),
-	ENTRY(event_destroy, "cuEventDestroy"),
-	ENTRY(get_error_name, "cuGetErrorName"),
-	ENTRY(get_error_string, "cuGetErrorString"),
+    ENTRY(driver_get_version, "cuDriverGetVersion"),
+    ENTRY(device_get_count, "cuDeviceGetCount"),
+    ENTRY(device_get, "cuDeviceGet"),
+    ENTRY(device_get_name, "cuDeviceGetName"),
+    ENTRY(device_total_mem, "cuDeviceTotalMem"),
+    ENTRY(device_get_attribute, "cuDeviceGetAttribute"),
+    ENTRY(primary_ctx_retain, "cuDevicePrimaryCtxRetain"),
+    ENTRY(primary_ctx_release, "cuDevicePrimaryCtxRelease"),
+    ENTRY(ctx_set_current, "cuCtxSetCurrent"),
+    ENTRY(module_load_data, "cuModuleLoadData"),
+    ENTRY(module_unload, "cuModuleUnload"),
+    ENTRY(module_get_function, "cuModuleGetFunction"),
+    ENTRY(func_get_attribute, "cuFuncGetAttribute"),
+    ENTRY(func_set_attribute, "cuFuncSetAttribute"),
+    ENTRY(launch_kernel, "cuLaunchKernel"),
+    ENTRY(stream_create, "cuStreamCreate"),
+    ENTRY(stream_destroy, "cuStreamDestroy"),
+    ENTRY(stream_synchronize, "cuStreamSynchronize"),
+    ENTRY(mem_alloc, "cuMemAlloc"),
+    ENTRY(mem_free, "cuMemFree"),
+    ENTRY(memcpy_htod, "cuMemcpyHtoD"),
+    ENTRY(memcpy_dtoh, "cuMemcpyDtoH"),
+    ENTRY(memset_d32, "cuMemsetD32"),
+    ENTRY(memset_d32_async, "cuMemsetD32Async"),
+    ENTRY(event_create, "cuEventCreate"),
+    ENTRY(event_record, "cuEventRecord"),
+    ENTRY(event_synchronize, "cuEventSynchronize"),
+    ENTRY(event_elapsed_time, "cuEventElapsedTime"),
+    ENTRY(event_destroy, "cuEventDestroy"),
+    ENTRY(get_error_name, "cuGetErrorName"),
+    ENTRY(get_error_string, "cuGetErrorString"),
 };
 
 enum kf_status kf_cu_load(char *msg, size_t msg_len)
@@ -170,7 +177,8 @@ enum kf_status kf_cu_load(char *msg, size_t msg_len)
 		char first[400];
 		snprintf(first, sizeof(first), "%s", e ? e : "libcuda.so.1: cannot be loaded");
 		/* A driver always installs libcuda.so.1; a bare libcuda.so on the path is almost always the
-		 * toolkit's stub (LD_LIBRARY_PATH=.../lib64/stubs), and loading it lets cuInit say so (34). */
+		 * toolkit's stub (LD_LIBRARY_PATH=.../lib64/stubs), and loading it lets cuInit say so (34).
+		 */
 		lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
 		if (!lib) {
 			snprintf(msg, msg_len, "no CUDA driver: %s", first);
@@ -182,7 +190,8 @@ enum kf_status kf_cu_load(char *msg, size_t msg_len)
 	void *p_init = dlsym(lib, "cuInit");
 	void *p_gpa = dlsym(lib, "cuGetProcAddress_v2");
 	if (!p_init || !p_gpa) {
-		snprintf(msg, msg_len, "CUDA driver too old: libcuda.so.1 has no '%s' (CUDA 12 or later needed)",
+		snprintf(msg, msg_len,
+			 "CUDA driver too old: libcuda.so.1 has no '%s' (CUDA 12 or later needed)",
 			 p_init ? "cuGetProcAddress_v2" : "cuInit");
 		dlclose(lib);
 		return KF_ERR_UNAVAILABLE;
@@ -200,9 +209,11 @@ enum kf_status kf_cu_load(char *msg, size_t msg_len)
 	for (size_t i = 0; i < KF_ARRAY_SIZE(entries); i++) {
 		void *fn = NULL;
 		CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-		r = kf_cu.get_proc_address(entries[i].sym, &fn, KF_CU_ABI, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+		r = kf_cu.get_proc_address(entries[i].sym, &fn, KF_CU_ABI, CU_GET_PROC_ADDRESS_DEFAULT,
+					   &found);
 		if (r != CUDA_SUCCESS || !fn || found != CU_GET_PROC_ADDRESS_SUCCESS) {
-			snprintf(msg, msg_len, "CUDA driver lacks '%s' at ABI %d (cuGetProcAddress returned %d, status %d)",
+			snprintf(msg, msg_len,
+				 "CUDA driver lacks '%s' at ABI %d (cuGetProcAddress returned %d, status %d)",
 				 entries[i].sym, KF_CU_ABI, (int)r, (int)found);
 			memset(&kf_cu, 0, sizeof(kf_cu));
 			dlclose(lib);

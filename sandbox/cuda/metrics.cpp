@@ -14,30 +14,31 @@
 #include "cuda_int.h"
 #include "metrics.h"
 
-namespace {
+namespace
+{
 
 /* Metrics kforge asks for, each one checked against GH100 by tests/unit/test_cuda_metrics.c. Names
  * follow Nsight Compute's: unit__counter.rollup[.submetric]. */
 const char *const allow_list[] = {
-	"gpu__time_duration.sum",
-	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
-	"sm__warps_active.avg.pct_of_peak_sustained_active",
-	"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-	"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-	"sm__cycles_elapsed.avg",
-	"sm__cycles_elapsed.avg.per_second",
-	"sm__cycles_active.avg",
-	"sm__inst_executed.sum",
-	"dram__bytes_read.sum",
-	"dram__bytes_write.sum",
-	"dram__bytes.sum.per_second",
-	"lts__t_sector_hit_rate.pct",
-	"l1tex__t_sector_hit_rate.pct",
-	"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
-	"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-	"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-	"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "gpu__time_duration.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__cycles_elapsed.avg",
+    "sm__cycles_elapsed.avg.per_second",
+    "sm__cycles_active.avg",
+    "sm__inst_executed.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "dram__bytes.sum.per_second",
+    "lts__t_sector_hit_rate.pct",
+    "l1tex__t_sector_hit_rate.pct",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
 };
 
 const int max_metrics = 32;
@@ -130,7 +131,8 @@ extern "C" int kf_cuda_validate_metrics_main(int argc, char **argv)
 #if defined(__SANITIZE_ADDRESS__)
 	/* libcupti loads libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer's runtime refuses
 	 * (it aborts the process); a sanitized worker reports this mode unavailable instead. */
-	printf("valid=0\nreason=the range profiler's host library cannot load under AddressSanitizer (RTLD_DEEPBIND); "
+	printf("valid=0\nreason=the range profiler's host library cannot load under AddressSanitizer "
+	       "(RTLD_DEEPBIND); "
 	       "use a build without sanitizers\n");
 	return 4;
 #endif
@@ -151,7 +153,8 @@ extern "C" int kf_cuda_validate_metrics_main(int argc, char **argv)
 	    !load_sym(lib, "cuptiProfilerHostGetConfigImageSize", &api.image_size) ||
 	    !load_sym(lib, "cuptiProfilerHostGetConfigImage", &api.get_image) ||
 	    !load_sym(lib, "cuptiProfilerHostGetNumOfPasses", &api.num_passes)) {
-		printf("valid=0\nreason=libcupti has no range-profiler host API (CUPTI 12.6 or later needed)\n");
+		printf(
+		    "valid=0\nreason=libcupti has no range-profiler host API (CUPTI 12.6 or later needed)\n");
 		return 4;
 	}
 
@@ -176,7 +179,8 @@ extern "C" int kf_cuda_validate_metrics_main(int argc, char **argv)
 		pp.pMetricName = names[i];
 		r = api.get_properties(&pp);
 		if (r != CUPTI_SUCCESS)
-			rc = reject("metric '%s' is not available for this chip: %s", names[i], cupti_err(api, r));
+			rc = reject("metric '%s' is not available for this chip: %s", names[i],
+				    cupti_err(api, r));
 	}
 	if (rc == 0) {
 		CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
@@ -223,7 +227,8 @@ extern "C" int kf_cuda_validate_metrics_main(int argc, char **argv)
 			rc = reject("cannot count the passes: %s", cupti_err(api, r));
 	}
 	if (rc == 0)
-		printf("valid=1\nchip=%s\nmetrics=%d\npasses=%zu\nconfig_image_bytes=%zu\n", chip, n, passes, image_bytes);
+		printf("valid=1\nchip=%s\nmetrics=%d\npasses=%zu\nconfig_image_bytes=%zu\n", chip, n, passes,
+		       image_bytes);
 	free(image);
 	CUpti_Profiler_Host_Deinitialize_Params dp;
 	memset(&dp, 0, sizeof(dp));
@@ -240,20 +245,22 @@ extern "C" int kf_cuda_validate_metrics_main(int argc, char **argv)
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-namespace {
+namespace
+{
 
 struct target_api {
 	host_fn prof_init, prof_deinit, chip_name, availability;
-	host_fn rp_enable, rp_disable, rp_data_size, rp_data_init, rp_set_config, rp_start, rp_stop, rp_decode,
-		rp_data_info, evaluate;
+	host_fn rp_enable, rp_disable, rp_data_size, rp_data_init, rp_set_config, rp_start, rp_stop,
+	    rp_decode, rp_data_info, evaluate;
 };
 
 /* Errors that mean "this machine does not let us read counters" (a skip, not a failure). */
 bool counters_unavailable(CUptiResult r)
 {
-	return r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED ||
-	       r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_NOT_SUPPORTED ||
-	       r == CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED;
+	return r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+	       r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED ||
+	       r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES ||
+	       r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED;
 }
 
 } // namespace
@@ -261,8 +268,9 @@ bool counters_unavailable(CUptiResult r)
 /* Returns 0 with values[range * n + metric] filled, 4 when counters are unavailable here (reason in
  * msg), 1 on any other failure. */
 extern "C" int kf_cuda_metrics_collect(void *ctx, int device_index, const char *const *names, int n,
-				       int (*run)(void *arg, char *msg, size_t msg_len), void *arg, double *values,
-				       size_t max_ranges, size_t *n_ranges, char *msg, size_t msg_len)
+				       int (*run)(void *arg, char *msg, size_t msg_len), void *arg,
+				       double *values, size_t max_ranges, size_t *n_ranges, char *msg,
+				       size_t msg_len)
 {
 	*n_ranges = 0;
 	if (n <= 0 || n > max_metrics || max_ranges == 0) {
@@ -271,7 +279,8 @@ extern "C" int kf_cuda_metrics_collect(void *ctx, int device_index, const char *
 	}
 	for (int i = 0; i < n; i++)
 		if (!allowed(names[i])) {
-			snprintf(msg, msg_len, "metric '%s' is not in kforge's allow-list of metrics", names[i]);
+			snprintf(msg, msg_len, "metric '%s' is not in kforge's allow-list of metrics",
+				 names[i]);
 			return 1;
 		}
 #if defined(__SANITIZE_ADDRESS__)
@@ -323,15 +332,16 @@ extern "C" int kf_cuda_metrics_collect(void *ctx, int device_index, const char *
 	bool prof_on = false;
 
 /* Records the failing step; counters the machine withholds are a skip (4), the rest an error (1). */
-#define STEP(call, what)                                                                                   \
-	do {                                                                                               \
-		r = (call);                                                                                \
-		if (r != CUPTI_SUCCESS) {                                                                  \
-			snprintf(msg, msg_len, "%s failed: %s%s", what, cupti_err(h, r),                  \
-				 counters_unavailable(r) ? " (hardware counters are not available here)" : ""); \
-			rc = counters_unavailable(r) ? 4 : 1;                                              \
-			goto out;                                                                          \
-		}                                                                                          \
+#define STEP(call, what)                                                                                     \
+	do {                                                                                                 \
+		r = (call);                                                                                  \
+		if (r != CUPTI_SUCCESS) {                                                                    \
+			snprintf(msg, msg_len, "%s failed: %s%s", what, cupti_err(h, r),                     \
+				 counters_unavailable(r) ? " (hardware counters are not available here)"     \
+							 : "");                                              \
+			rc = counters_unavailable(r) ? 4 : 1;                                                \
+			goto out;                                                                            \
+		}                                                                                            \
 	} while (0)
 
 	{
@@ -357,7 +367,8 @@ extern "C" int kf_cuda_metrics_collect(void *ctx, int device_index, const char *
 		p.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
 		p.ctx = (CUcontext)ctx;
 		STEP(t.availability(&p), "cuptiProfilerGetCounterAvailability (size)");
-		avail = (uint8_t *)malloc(p.counterAvailabilityImageSize ? p.counterAvailabilityImageSize : 1);
+		avail =
+		    (uint8_t *)malloc(p.counterAvailabilityImageSize ? p.counterAvailabilityImageSize : 1);
 		if (!avail) {
 			snprintf(msg, msg_len, "out of memory");
 			rc = 1;

@@ -15,54 +15,53 @@
  *   extern "C" __global__ void kf_selftest_vadd(const float *a, const float *b, float *c, int n)
  *   { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }
  * at compute_75, so that any GPU this toolkit supports can JIT it. */
-static const char vadd_ptx[] =
-	".version 9.0\n"
-	".target sm_75\n"
-	".address_size 64\n"
-	".visible .entry kf_selftest_vadd(\n"
-	"\t.param .u64 kf_selftest_vadd_param_0,\n"
-	"\t.param .u64 kf_selftest_vadd_param_1,\n"
-	"\t.param .u64 kf_selftest_vadd_param_2,\n"
-	"\t.param .u32 kf_selftest_vadd_param_3\n"
-	")\n"
-	"{\n"
-	"\t.reg .pred %p<2>;\n"
-	"\t.reg .f32 %f<4>;\n"
-	"\t.reg .b32 %r<6>;\n"
-	"\t.reg .b64 %rd<11>;\n"
-	"\tld.param.u64 %rd1, [kf_selftest_vadd_param_0];\n"
-	"\tld.param.u64 %rd2, [kf_selftest_vadd_param_1];\n"
-	"\tld.param.u64 %rd3, [kf_selftest_vadd_param_2];\n"
-	"\tld.param.u32 %r2, [kf_selftest_vadd_param_3];\n"
-	"\tmov.u32 %r3, %ctaid.x;\n"
-	"\tmov.u32 %r4, %ntid.x;\n"
-	"\tmov.u32 %r5, %tid.x;\n"
-	"\tmad.lo.s32 %r1, %r3, %r4, %r5;\n"
-	"\tsetp.ge.s32 %p1, %r1, %r2;\n"
-	"\t@%p1 bra $L__BB0_2;\n"
-	"\tcvta.to.global.u64 %rd4, %rd1;\n"
-	"\tmul.wide.s32 %rd5, %r1, 4;\n"
-	"\tadd.s64 %rd6, %rd4, %rd5;\n"
-	"\tcvta.to.global.u64 %rd7, %rd2;\n"
-	"\tadd.s64 %rd8, %rd7, %rd5;\n"
-	"\tld.global.f32 %f1, [%rd8];\n"
-	"\tld.global.f32 %f2, [%rd6];\n"
-	"\tadd.f32 %f3, %f2, %f1;\n"
-	"\tcvta.to.global.u64 %rd9, %rd3;\n"
-	"\tadd.s64 %rd10, %rd9, %rd5;\n"
-	"\tst.global.f32 [%rd10], %f3;\n"
-	"$L__BB0_2:\n"
-	"\tret;\n"
-	"}\n";
+static const char vadd_ptx[] = ".version 9.0\n"
+			       ".target sm_75\n"
+			       ".address_size 64\n"
+			       ".visible .entry kf_selftest_vadd(\n"
+			       "\t.param .u64 kf_selftest_vadd_param_0,\n"
+			       "\t.param .u64 kf_selftest_vadd_param_1,\n"
+			       "\t.param .u64 kf_selftest_vadd_param_2,\n"
+			       "\t.param .u32 kf_selftest_vadd_param_3\n"
+			       ")\n"
+			       "{\n"
+			       "\t.reg .pred %p<2>;\n"
+			       "\t.reg .f32 %f<4>;\n"
+			       "\t.reg .b32 %r<6>;\n"
+			       "\t.reg .b64 %rd<11>;\n"
+			       "\tld.param.u64 %rd1, [kf_selftest_vadd_param_0];\n"
+			       "\tld.param.u64 %rd2, [kf_selftest_vadd_param_1];\n"
+			       "\tld.param.u64 %rd3, [kf_selftest_vadd_param_2];\n"
+			       "\tld.param.u32 %r2, [kf_selftest_vadd_param_3];\n"
+			       "\tmov.u32 %r3, %ctaid.x;\n"
+			       "\tmov.u32 %r4, %ntid.x;\n"
+			       "\tmov.u32 %r5, %tid.x;\n"
+			       "\tmad.lo.s32 %r1, %r3, %r4, %r5;\n"
+			       "\tsetp.ge.s32 %p1, %r1, %r2;\n"
+			       "\t@%p1 bra $L__BB0_2;\n"
+			       "\tcvta.to.global.u64 %rd4, %rd1;\n"
+			       "\tmul.wide.s32 %rd5, %r1, 4;\n"
+			       "\tadd.s64 %rd6, %rd4, %rd5;\n"
+			       "\tcvta.to.global.u64 %rd7, %rd2;\n"
+			       "\tadd.s64 %rd8, %rd7, %rd5;\n"
+			       "\tld.global.f32 %f1, [%rd8];\n"
+			       "\tld.global.f32 %f2, [%rd6];\n"
+			       "\tadd.f32 %f3, %f2, %f1;\n"
+			       "\tcvta.to.global.u64 %rd9, %rd3;\n"
+			       "\tadd.s64 %rd10, %rd9, %rd5;\n"
+			       "\tst.global.f32 [%rd10], %f3;\n"
+			       "$L__BB0_2:\n"
+			       "\tret;\n"
+			       "}\n";
 
 #define SELFTEST_N (1 << 24) /* 64 MiB per buffer: several times any L2, so DRAM traffic is measurable */
 
 static const char *const default_metrics[] = {
-	"gpu__time_duration.sum",
-	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
-	"sm__warps_active.avg.pct_of_peak_sustained_active",
-	"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "gpu__time_duration.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
 };
 
 struct selftest {
@@ -97,7 +96,8 @@ int kf_cuda_metrics_selftest_main(int argc, char **argv)
 	}
 	if (argc == 2) {
 		snprintf(list, sizeof(list), "%s", argv[1]);
-		for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < 32; tok = strtok_r(NULL, ",", &save))
+		for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < 32;
+		     tok = strtok_r(NULL, ",", &save))
 			names[n++] = tok;
 	} else {
 		for (size_t i = 0; i < KF_ARRAY_SIZE(default_metrics); i++)
@@ -125,8 +125,10 @@ int kf_cuda_metrics_selftest_main(int argc, char **argv)
 	t.n = SELFTEST_N;
 	size_t bytes = (size_t)SELFTEST_N * 4;
 	int rc = 1;
-	if (kf_backend_cuda.load((const uint8_t *)vadd_ptx, sizeof(vadd_ptx), -1, kernels, 1, msg, sizeof(msg)) ||
-	    kf_backend_cuda.alloc(bytes, &t.a, msg, sizeof(msg)) || kf_backend_cuda.alloc(bytes, &t.b, msg, sizeof(msg)) ||
+	if (kf_backend_cuda.load((const uint8_t *)vadd_ptx, sizeof(vadd_ptx), -1, kernels, 1, msg,
+				 sizeof(msg)) ||
+	    kf_backend_cuda.alloc(bytes, &t.a, msg, sizeof(msg)) ||
+	    kf_backend_cuda.alloc(bytes, &t.b, msg, sizeof(msg)) ||
 	    kf_backend_cuda.alloc(bytes, &t.c, msg, sizeof(msg)) ||
 	    kf_backend_cuda.fill32(t.a, 0x3f800000u, bytes, msg, sizeof(msg)) || /* 1.0f */
 	    kf_backend_cuda.fill32(t.b, 0x40000000u, bytes, msg, sizeof(msg)) || /* 2.0f */
@@ -144,7 +146,8 @@ int kf_cuda_metrics_selftest_main(int argc, char **argv)
 	size_t ranges = 0;
 	int ordinal = -1;
 	CUcontext ctx = kf_cuda_context(&ordinal);
-	rc = kf_cuda_metrics_collect(ctx, ordinal, names, n, run_vadd, &t, values, 4, &ranges, msg, sizeof(msg));
+	rc = kf_cuda_metrics_collect(ctx, ordinal, names, n, run_vadd, &t, values, 4, &ranges, msg,
+				     sizeof(msg));
 	if (rc != 0) {
 		printf("ok=0\n%sreason=%s\n", rc == 4 ? "skip=1\n" : "", msg);
 		goto out;
@@ -162,7 +165,8 @@ int kf_cuda_metrics_selftest_main(int argc, char **argv)
 	float c[4] = {0};
 	if (kf_backend_cuda.dtoh(c, t.c + bytes - sizeof(c), sizeof(c), msg, sizeof(msg)) || c[0] != 3.0f ||
 	    c[3] != 3.0f) {
-		printf("ok=0\nreason=the result after kernel replay is wrong (%g), or %s\n", (double)c[0], msg);
+		printf("ok=0\nreason=the result after kernel replay is wrong (%g), or %s\n", (double)c[0],
+		       msg);
 		rc = 1;
 		goto out;
 	}

@@ -47,8 +47,8 @@ static void test_init_no_driver(void)
 	CHECK_EQ_INT(st, KF_ERR_UNAVAILABLE);
 	fprintf(stderr, "  reason: %s\n", msg);
 	/* no libcuda.so.1 on the loader path, or a stub/no device/mismatch: each names its cause */
-	CHECKF(strstr(msg, "no CUDA driver: libcuda.so.1") || strstr(msg, "stub") || strstr(msg, "no CUDA device") ||
-		       strstr(msg, "mismatch"),
+	CHECKF(strstr(msg, "no CUDA driver: libcuda.so.1") || strstr(msg, "stub") ||
+		   strstr(msg, "no CUDA device") || strstr(msg, "mismatch"),
 	       "unclear reason '%s'", msg);
 	CHECK(strstr(msg, "cannot open shared object file") || !strstr(msg, "no CUDA driver"));
 	/* every op refuses cleanly before a successful init */
@@ -58,7 +58,8 @@ static void test_init_no_driver(void)
 	CHECK_CONTAINS(msg, "not initialized");
 	bool fatal = true;
 	struct kf_be_run_stats stats;
-	CHECK_EQ_INT(kf_backend_cuda.run(NULL, 0, false, &stats, &fatal, msg, sizeof(msg_buf)), KF_ERR_INTERNAL);
+	CHECK_EQ_INT(kf_backend_cuda.run(NULL, 0, false, &stats, &fatal, msg, sizeof(msg_buf)),
+		     KF_ERR_INTERNAL);
 	CHECK(!fatal);
 	kf_backend_cuda.shutdown(); /* harmless when never initialized */
 }
@@ -101,8 +102,8 @@ static void test_probe_stub_driver(void)
 	CHECK_CONTAINS(out, "CUDA_ERROR_STUB_LIBRARY");
 
 	/* the stubs folder itself on the path (it holds only libcuda.so): still recognized as the stub */
-	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs '%s' --probe cuda 2>/dev/null",
-		 worker_path());
+	snprintf(cmd, sizeof(cmd),
+		 "LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs '%s' --probe cuda 2>/dev/null", worker_path());
 	rc = run_cmd(cmd, out, sizeof(out_buf));
 	CHECK_EQ_INT(rc, 4);
 	CHECK_CONTAINS(out, "reason=CUDA driver is a stub (cuInit returned 34 CUDA_ERROR_STUB_LIBRARY)");
@@ -171,7 +172,8 @@ static void test_launch_checks(void)
 	g.info.max_smem_per_block_optin = 232448;
 	g.regs_per_block = 65536;
 	struct func f = {.name = "k", .regs = 32, .static_smem = 1024, .max_threads = 1024};
-	struct kf_be_launch L = {.kernel = "k", .grid = {100, 1, 1}, .block = {256, 1, 1}, .smem_bytes = 4096, .line = 7};
+	struct kf_be_launch L = {
+	    .kernel = "k", .grid = {100, 1, 1}, .block = {256, 1, 1}, .smem_bytes = 4096, .line = 7};
 	char msg_buf[512], *msg = msg_buf;
 
 	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_OK);
@@ -206,4 +208,5 @@ static void test_launch_checks(void)
 }
 
 KF_TEST_MAIN(TEST(test_init_no_driver), TEST(test_probe_no_driver), TEST(test_probe_stub_driver),
-	     TEST(test_error_names), TEST(test_union), TEST(test_cupti_without_driver), TEST(test_launch_checks))
+	     TEST(test_error_names), TEST(test_union), TEST(test_cupti_without_driver),
+	     TEST(test_launch_checks))

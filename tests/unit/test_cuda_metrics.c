@@ -8,9 +8,10 @@
 #include "kf.h"
 #include "testing.h"
 
-#define FIVE                                                                                             \
-	"gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,"                      \
-	"sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active," \
+#define FIVE                                                                                                 \
+	"gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,"                         \
+	"sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_"       \
+	"active,"                                                                                            \
 	"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
 
 /* The worker to run. libcupti's host library cannot load under AddressSanitizer (RTLD_DEEPBIND), so
@@ -77,7 +78,8 @@ static void test_reject_bogus(void)
 	char out_buf[4096], *out = out_buf;
 	if (access(worker_path(), X_OK) != 0)
 		KF_SKIP("no kforge-worker binary (set KFORGE_WORKER)");
-	int rc = run_worker("--validate-metrics GH100 gpu__time_duration.sum,bogus__metric.sum", out, sizeof(out_buf));
+	int rc = run_worker("--validate-metrics GH100 gpu__time_duration.sum,bogus__metric.sum", out,
+			    sizeof(out_buf));
 	CHECK_EQ_INT(rc, 1);
 	CHECK_CONTAINS(out, "valid=0");
 	CHECK_CONTAINS(out, "reason=metric 'bogus__metric.sum' is not in kforge's allow-list");

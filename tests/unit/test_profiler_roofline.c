@@ -43,10 +43,11 @@ static void test_from_device(void)
 	struct kf_peaks p;
 	struct kf_err err = KF_ERR_INIT;
 	/* H100 SXM: 132 SMs at 1980 MHz; HBM3 2619 MHz on a 5120-bit bus */
-	CHECK_EQ_INT(kf_peaks_from_device("NVIDIA H100", "sm_90", 132, 1980000, 2619000, 5120, &p, &err), KF_OK);
-	CHECK_NEAR(p.flops[KF_PEAK_F32], 132.0 * 1.98e9 * 256.0, 1.0);     /* 66.9 TFLOP/s */
+	CHECK_EQ_INT(kf_peaks_from_device("NVIDIA H100", "sm_90", 132, 1980000, 2619000, 5120, &p, &err),
+		     KF_OK);
+	CHECK_NEAR(p.flops[KF_PEAK_F32], 132.0 * 1.98e9 * 256.0, 1.0); /* 66.9 TFLOP/s */
 	CHECK_NEAR(p.flops[KF_PEAK_F64], 132.0 * 1.98e9 * 128.0, 1.0);
-	CHECK_NEAR(p.dram_bytes_per_s, 2.0 * 2.619e9 * 640.0, 1.0);        /* 3.35 TB/s */
+	CHECK_NEAR(p.dram_bytes_per_s, 2.0 * 2.619e9 * 640.0, 1.0); /* 3.35 TB/s */
 	CHECK_CONTAINS(p.name, "device facts");
 	CHECK_EQ_INT(kf_peaks_from_device("x", "sm_75", 40, 1590000, 5001000, 256, &p, &err), KF_ERR_INVALID);
 	CHECK_EQ_INT(kf_peaks_from_device("x", "sm_90", 132, 0, 2619000, 5120, &p, &err), KF_ERR_INVALID);
@@ -86,10 +87,17 @@ static void test_floor_and_eval(void)
 static void test_text(void)
 {
 	struct kf_perf_summary s = {
-		.time_ns = 41700, .iqr_ns = 800, .n_samples = 200, .timing_source = "cupti",
-		.has_ref = true, .ref_time_ns = 95200,
-		.has_speedup = true, .speedup = {.point = 2.28, .lo = 2.25, .hi = 2.31, .level = 0.95},
-		.registers = 64, .spill_bytes = 0, .smem_bytes = 12288,
+	    .time_ns = 41700,
+	    .iqr_ns = 800,
+	    .n_samples = 200,
+	    .timing_source = "cupti",
+	    .has_ref = true,
+	    .ref_time_ns = 95200,
+	    .has_speedup = true,
+	    .speedup = {.point = 2.28, .lo = 2.25, .hi = 2.31, .level = 0.95},
+	    .registers = 64,
+	    .spill_bytes = 0,
+	    .smem_bytes = 12288,
 	};
 	const struct kf_peaks *h100 = kf_peaks_table_find("h100");
 	s.has_roofline = kf_roofline_eval(1e7, 1e8, KF_DTYPE_F32, h100, s.time_ns, &s.roof, NULL) == KF_OK;
@@ -100,7 +108,8 @@ static void test_text(void)
 	CHECK_CONTAINS(b.data, "time 41.7 us (median of 200, IQR 800 ns, cupti); reference 95.2 us\n");
 	CHECK_CONTAINS(b.data, "speedup 2.28x (95% CI 2.25-2.31, significant)\n");
 	CHECK_CONTAINS(b.data, "roofline: 72% of the memory-bound floor; 2.4 TB/s");
-	CHECK_CONTAINS(b.data, "occupancy 50% (4 blocks/SM, limited by registers); 64 regs/thread, 0 B spilled, 12.0 KiB smem/block\n");
+	CHECK_CONTAINS(b.data, "occupancy 50% (4 blocks/SM, limited by registers); 64 regs/thread, 0 B "
+			       "spilled, 12.0 KiB smem/block\n");
 	int lines = 0;
 	for (const char *p = b.data; *p; p++)
 		lines += *p == '\n';
@@ -108,9 +117,15 @@ static void test_text(void)
 
 	/* a slower candidate on the cpu backend: labelled, and the interval called what it is */
 	kf_buf_reset(&b);
-	struct kf_perf_summary c = {.time_ns = 2.5e6, .iqr_ns = 1e5, .n_samples = 10, .timing_source = "cpu-wall",
-				    .has_speedup = true, .speedup = {.point = 0.8, .lo = 0.7, .hi = 0.9, .level = 0.95},
-				    .registers = -1, .spill_bytes = -1, .smem_bytes = -1};
+	struct kf_perf_summary c = {.time_ns = 2.5e6,
+				    .iqr_ns = 1e5,
+				    .n_samples = 10,
+				    .timing_source = "cpu-wall",
+				    .has_speedup = true,
+				    .speedup = {.point = 0.8, .lo = 0.7, .hi = 0.9, .level = 0.95},
+				    .registers = -1,
+				    .spill_bytes = -1,
+				    .smem_bytes = -1};
 	CHECK_EQ_INT(kf_perf_text(&c, &b), KF_OK);
 	CHECK_CONTAINS(b.data, "2.5 ms");
 	CHECK_CONTAINS(b.data, "CPU time, not GPU speed");
@@ -130,4 +145,5 @@ static void test_text(void)
 	CHECK_STR(t, "1.23 ms");
 }
 
-KF_TEST_MAIN(TEST(test_table), TEST(test_guess), TEST(test_from_device), TEST(test_floor_and_eval), TEST(test_text))
+KF_TEST_MAIN(TEST(test_table), TEST(test_guess), TEST(test_from_device), TEST(test_floor_and_eval),
+	     TEST(test_text))

@@ -24,8 +24,8 @@ static void test_quantiles_exact(void)
 	const double y[] = {9, 4, 5, 2, 4, 7, 5, 4};
 	CHECK_EQ_INT(kf_stats_compute(y, 8, &s, &err), KF_OK);
 	CHECK_NEAR(s.median, 4.5, 1e-12); /* h = 3.5 between 4 and 5 */
-	CHECK_NEAR(s.q1, 4.0, 1e-12);     /* h = 1.75 between 4 and 4 */
-	CHECK_NEAR(s.q3, 5.5, 1e-12);     /* h = 5.25: 5 + 0.25 * (7 - 5) */
+	CHECK_NEAR(s.q1, 4.0, 1e-12);	  /* h = 1.75 between 4 and 4 */
+	CHECK_NEAR(s.q3, 5.5, 1e-12);	  /* h = 5.25: 5 + 0.25 * (7 - 5) */
 	CHECK_NEAR(s.iqr, 1.5, 1e-12);
 	CHECK_NEAR(s.mean, 5.0, 1e-12);
 	CHECK_NEAR(s.stddev, sqrt(32.0 / 7.0), 1e-12);
@@ -78,11 +78,21 @@ static void test_median_matches_sort(void)
 		int kind = trial % 5;
 		for (size_t i = 0; i < n; i++) {
 			switch (kind) {
-			case 0: x[i] = kf_profiler_rng_uniform(&rng); break;
-			case 1: x[i] = (double)kf_profiler_rng_below(&rng, 4); break; /* many duplicates */
-			case 2: x[i] = (double)i; break;
-			case 3: x[i] = (double)(n - i); break;
-			default: x[i] = 5.0; break;
+			case 0:
+				x[i] = kf_profiler_rng_uniform(&rng);
+				break;
+			case 1:
+				x[i] = (double)kf_profiler_rng_below(&rng, 4);
+				break; /* many duplicates */
+			case 2:
+				x[i] = (double)i;
+				break;
+			case 3:
+				x[i] = (double)(n - i);
+				break;
+			default:
+				x[i] = 5.0;
+				break;
 			}
 		}
 		memcpy(s, x, n * sizeof(double));
@@ -183,7 +193,8 @@ static void coverage_run(bool paired, int *covered, int trials)
 	*covered = 0;
 	for (int t = 0; t < trials; t++) {
 		for (int i = 0; i < 50; i++) {
-			/* paired: a drift shared by the neighbours A_i, B_i (slow clock phases) plus own noise */
+			/* paired: a drift shared by the neighbours A_i, B_i (slow clock phases) plus own
+			 * noise */
 			double drift = paired ? 0.25 * kf_profiler_rng_normal(&rng) : 0.0;
 			double s2 = paired ? sqrt(sigma * sigma - 0.25 * 0.25) : sigma;
 			ref[i] = exp(mu_ref + drift + s2 * kf_profiler_rng_normal(&rng));
@@ -232,13 +243,16 @@ static void test_boot_speed(void)
 
 static void test_stop_rule(void)
 {
-	struct kf_stop_rule r = {.min_samples = 5, .min_total_ns = 1000, .rse_target = 0.01, .max_samples = 50,
+	struct kf_stop_rule r = {.min_samples = 5,
+				 .min_total_ns = 1000,
+				 .rse_target = 0.01,
+				 .max_samples = 50,
 				 .max_total_ns = 1e6};
 	double x[60];
 	for (int i = 0; i < 60; i++)
-		x[i] = 100.0 + (i % 2); /* RSE tiny */
-	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 4, 400), KF_STOP_CONTINUE);    /* too few samples */
-	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 6, 601), KF_STOP_CONTINUE);    /* too little time */
+		x[i] = 100.0 + (i % 2);					   /* RSE tiny */
+	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 4, 400), KF_STOP_CONTINUE); /* too few samples */
+	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 6, 601), KF_STOP_CONTINUE); /* too little time */
 	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 10, 1005), KF_STOP_CONVERGED);
 	for (int i = 0; i < 60; i++)
 		x[i] = (i % 2) ? 10.0 : 1000.0; /* RSE huge: runs to the cap */
