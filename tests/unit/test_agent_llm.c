@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "kb/kb.h"
 #include "testing.h"
 
 #define SECRET_KEY "sk-kforge-test-S3CR3T-0123456789abcdef"
@@ -979,6 +980,87 @@ static void test_replay(void)
 	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID);
 }
 
+/* The contract with the knowledge base: record real exchanges, export them (kforge kb export), replay
+ * them: same texts in the same order, tokens and cost as recorded, no network. */
+static void test_record_export_replay(void)
+{
+	NEED_SERVER();
+	struct kf_llm_result *r[3];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	struct kf_kb *kb = NULL;
+	char db[160], out[160];
+	int64_t task_id = 0, run_id = 0;
+
+	snprintf(db, sizeof(db), "%s/kb.db", srv_dir);
+	snprintf(out, sizeof(out), "%s/export.jsonl", srv_dir);
+	cfg.concurrency = 1; /* replies in submit order */
+	CHECK(server_script(
+	    "{\"replies\":[{\"text\":\"reply zero\",\"tokens_in\":100,\"tokens_out\":10},"
+	    "{\"text\":\"reply one\",\"finish_reason\":\"length\",\"tokens_in\":200,\"tokens_out\":20},"
+	    "{\"fault\":\"status\",\"status\":400,\"message\":\"bad request\"}]}"));
+	CHECKF(run_n(&cfg, 3, r, NULL, &err) == KF_OK, "%s", err.msg);
+	CHECK(r[0] && r[1] && r[2] && r[2]->status == KF_ERR_HTTP);
+	CHECKF(kf_kb_open(db, 0, &kb, &err) == KF_OK, "%s", err.msg);
+	if (kb) {
+		struct kf_kb_task t = {.name = "replay_task", .hash = "00", .category = "misc", .level = 1};
+		struct kf_kb_run run = {
+		    .strategy = "evo", .provider = "openai", .model = "gpt-4o", .backend = "cpu"};
+		CHECKF(kf_kb_task_put(kb, &t, &task_id, &err) == KF_OK, "%s", err.msg);
+		run.task_id = task_id;
+		CHECKF(kf_kb_run_begin(kb, &run, &run_id, &err) == KF_OK, "%s", err.msg);
+		for (int i = 0; i < 3 && r[i]; i++) {
+			struct kf_kb_llm_call c = {.run_id = run_id,
+						   .seq = -1,
+						   .provider = r[i]->provider,
+						   .model = r[i]->model,
+						   .prompt = r[i]->prompt_json,
+						   .response = r[i]->text,
+						   .finish_reason = r[i]->finish_reason,
+						   .tokens_in = r[i]->tokens_in,
+						   .tokens_out = r[i]->tokens_out,
+						   .cost_usd = r[i]->cost_usd,
+						   .latency_ms = r[i]->latency_ms,
+						   .error = r[i]->status ? r[i]->error : NULL,
+						   .request_id = r[i]->request_id};
+			CHECKF(kf_kb_record_llm_call(kb, &c, NULL, NULL, &err) == KF_OK, "%s", err.msg);
+		}
+		CHECKF(kf_kb_export(kb, run_id, out, &err) == KF_OK, "%s", err.msg);
+		kf_kb_close(kb);
+	}
+	{
+		struct kf_llm_config rc = {.provider = KF_LLM_REPLAY, .replay_path = out};
+		struct kf_llm_client *c = NULL;
+		struct kf_llm_message m = {"user", "x"};
+		struct kf_llm_request rq = {NULL, 1, &m, 0};
+		CHECKF(kf_llm_client_new(&rc, &c, &err) == KF_OK, "%s", err.msg);
+		for (int i = 0; c && i < 4; i++) {
+			struct kf_llm_result *x = NULL;
+			CHECK(kf_llm_submit(c, &rq, (uint64_t)i, &err) == KF_OK);
+			CHECK(kf_llm_poll(c, 0, &x, &err) == KF_OK);
+			if (!x)
+				continue;
+			if (i < 3 && r[i]) {
+				CHECK_EQ_INT(x->status, r[i]->status ? KF_ERR_HTTP : KF_OK);
+				CHECK_STR(x->text, r[i]->text);
+				CHECK_STR(x->finish_reason, r[i]->finish_reason);
+				CHECK_EQ_INT(x->tokens_in, r[i]->tokens_in);
+				CHECK_EQ_INT(x->tokens_out, r[i]->tokens_out);
+				CHECK_NEAR(x->cost_usd, r[i]->cost_usd, 1e-12);
+				CHECK_STR(x->request_id, r[i]->request_id);
+				if (r[i]->status)
+					CHECK_CONTAINS(x->error, "bad request");
+			} else {
+				CHECK(x->exhausted);
+			}
+			kf_llm_result_free(x);
+		}
+		kf_llm_client_free(c);
+	}
+	for (int i = 0; i < 3; i++)
+		kf_llm_result_free(r[i]);
+}
+
 static void test_provider_names(void)
 {
 	enum kf_llm_provider p;
@@ -999,4 +1081,5 @@ KF_TEST_MAIN(TEST(test_server_up), TEST(test_provider_names), TEST(test_openai_e
 	     TEST(test_retry_429_retry_after), TEST(test_retry_after_date_and_should_retry),
 	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried),
 	     TEST(test_timeout_then_success), TEST(test_broken_bodies), TEST(test_concurrency),
-	     TEST(test_key_never_written), TEST(test_missing_key_and_settings), TEST(test_replay))
+	     TEST(test_key_never_written), TEST(test_missing_key_and_settings), TEST(test_replay),
+	     TEST(test_record_export_replay))
