@@ -31,8 +31,8 @@ for c in timing:
     assert s is not None, "timing on cpu must be skipped: " + c.get("classname")
     assert s.get("message").startswith("no GPU: cpu times are not comparable to"), s.get("message")
 good = {c.get("name"): c for c in cases if c.get("classname") == "good"}
-assert set(good) == {"compile sm_80,sm_90", "verify public+hidden", "timing"}, set(good)
-assert "sm_90 baselines" in good["timing"].find("skipped").get("message")
+assert set(good) == {"compile sm_80,sm_90", "verify public+hidden", "timing B=16384 N=4096"}, set(good)
+assert "sm_90 baselines" in good["timing B=16384 N=4096"].find("skipped").get("message")
 assert good["verify public+hidden"].find("failure") is None and good["verify public+hidden"].find("skipped") is None
 broken_verify = [c for c in cases if c.get("classname") == "broken" and c.get("name").startswith("verify")]
 assert broken_verify and broken_verify[0].find("skipped") is not None
@@ -60,7 +60,7 @@ JSON
 expect_exit 1 "a kernel that does not compile for a baseline's arch fails without a GPU" -- \
 	"$KFORGE" regress "$TMP/broken.json" --backend cpu
 case "$OUT_TXT" in
-*"FAIL  rmsnorm_broken  compile sm_90: compile_error for sm_90: "*"SKIP  rmsnorm_broken  timing: no GPU"*"1 failed"*)
+*"FAIL  rmsnorm_broken  compile sm_90: compile_error for sm_90: "*"SKIP  rmsnorm_broken  timing B=16384 N=4096: no GPU"*"1 failed"*)
 	ok "text: a line per check naming the arch and the first error line, and a summary" ;;
 *) bad "text output: $OUT_TXT" ;;
 esac
