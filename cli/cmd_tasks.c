@@ -413,6 +413,17 @@ static void print_task(const struct kf_task *t, const struct kf_kfile *ref)
 	printf("\n");
 }
 
+static void print_warnings(const struct kf_buf *w)
+{
+	const char *p = w->data;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(stderr, "warning: %.*s\n", (int)n, p);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
 /* TASK: a task.json, a folder holding one, or a task name found under tasks/. */
 static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct kf_err *err)
 {
@@ -472,8 +483,7 @@ static int tasks_show(int argc, char **argv)
 		kf_buf_release(&warnings);
 		return kf_status_exit_code(err.code);
 	}
-	if (warnings.len)
-		fprintf(stderr, "warning: %s", warnings.data);
+	print_warnings(&warnings);
 	/* the task loaded, so its reference parses; kept for the launch list */
 	if (kf_kfile_load(t->reference, &ref, &err) == KF_OK)
 		kf_kfile_bind(ref, t, NULL);
@@ -494,17 +504,6 @@ static int tasks_show(int argc, char **argv)
 }
 
 /* ---- validate ------------------------------------------------------------------------------- */
-
-static void print_warnings(const struct kf_buf *w)
-{
-	const char *p = w->data;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		fprintf(stderr, "warning: %.*s\n", (int)n, p);
-		p += n + (nl ? 1 : 0);
-	}
-}
 
 static int tasks_validate(int argc, char **argv)
 {
