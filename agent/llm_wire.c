@@ -13,15 +13,65 @@ static bool role_ok(const char *r)
 	return r && (!strcmp(r, "user") || !strcmp(r, "assistant"));
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A copy of s where every byte that is not part of valid UTF-8 becomes '?': a prompt may carry compiler
+ * output or kernel text with stray bytes, and the APIs reject a body that is not UTF-8 JSON. */
+static char *utf8_clean(const char *s)
+{
+	size_t len = strlen(s), i = 0;
+	char *out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	while (i < len) {
+		size_t n = utf8_seq((const unsigned char *)s + i);
+		if (n) {
+			memcpy(out + i, s + i, n);
+			i += n;
+		} else {
+			out[i++] = '?';
+		}
+	}
+	out[len] = '\0';
+	return out;
+}
+
 static cJSON *message_new(const char *role, const char *content)
 {
 	cJSON *m = cJSON_CreateObject();
-	if (!m)
-		return NULL;
-	if (!cJSON_AddStringToObject(m, "role", role) || !cJSON_AddStringToObject(m, "content", content)) {
+	char *clean = utf8_clean(content);
+	if (!m || !clean || !cJSON_AddStringToObject(m, "role", role) ||
+	    !cJSON_AddStringToObject(m, "content", clean)) {
+		free(clean);
 		cJSON_Delete(m);
 		return NULL;
 	}
+	free(clean);
 	return m;
 }
 
@@ -75,8 +125,11 @@ enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, cons
 		goto nomem;
 	if (p == KF_LLM_ANTHROPIC) {
 		ok = cJSON_AddNumberToObject(root, "max_tokens", max_tokens) != NULL;
-		if (ok && req->system && req->system[0])
-			ok = cJSON_AddStringToObject(root, "system", req->system) != NULL;
+		if (ok && req->system && req->system[0]) {
+			char *clean = utf8_clean(req->system);
+			ok = clean && cJSON_AddStringToObject(root, "system", clean) != NULL;
+			free(clean);
+		}
 		msgs = ok ? cJSON_AddArrayToObject(root, "messages") : NULL;
 		ok = msgs && add_messages(msgs, req, false);
 	} else {

@@ -283,6 +283,33 @@ static void test_openai_exchange(void)
 	kf_llm_result_free(r[0]);
 }
 
+/* Stray bytes in a prompt (compiler output, kernel text) must not make the body invalid JSON/UTF-8. */
+static void test_prompt_not_utf8(void)
+{
+	NEED_SERVER();
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_client *c = NULL;
+	struct kf_llm_message m = {"user", "bad \xff\xfe bytes \xc3\xa9 \xe2\x82"};
+	struct kf_llm_request rq = {"sys \x80", 1, &m, 0};
+	struct kf_llm_result *x = NULL;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest");
+	cJSON *log;
+
+	CHECK(server_script("{\"replies\":[{\"text\":\"fine\"}]}"));
+	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+	if (!c)
+		return;
+	CHECK(kf_llm_submit(c, &rq, 1, &err) == KF_OK);
+	CHECK(kf_llm_poll(c, 10000, &x, &err) == KF_OK);
+	CHECK(x && x->status == KF_OK);
+	log = server_log_n(1);
+	CHECK_STR(jstr(log, "0.body.messages.0.content"), "bad ?? bytes \xc3\xa9 ??");
+	CHECK_STR(jstr(log, "0.body.system"), "sys ?");
+	cJSON_Delete(log);
+	kf_llm_result_free(x);
+	kf_llm_client_free(c);
+}
+
 static void test_anthropic_exchange(void)
 {
 	NEED_SERVER();
@@ -1077,7 +1104,7 @@ static void test_server_up(void)
 }
 
 KF_TEST_MAIN(TEST(test_server_up), TEST(test_provider_names), TEST(test_openai_exchange),
-	     TEST(test_anthropic_exchange), TEST(test_token_field_and_prices),
+	     TEST(test_anthropic_exchange), TEST(test_prompt_not_utf8), TEST(test_token_field_and_prices),
 	     TEST(test_retry_429_retry_after), TEST(test_retry_after_date_and_should_retry),
 	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried),
 	     TEST(test_timeout_then_success), TEST(test_broken_bodies), TEST(test_concurrency),
