@@ -35,7 +35,7 @@ int kf_cli_backend_select(const char *cmd, const char *flag, enum kf_backend_kin
 	if (!strcmp(flag, "cuda")) {
 		st = kf_device_probe(KF_BACKEND_CUDA, NULL, info, &err);
 		if (st) {
-			kf_cli_error("cuda backend unavailable: %s", err.msg);
+			kf_cli_error("%s", err.msg);
 			return st == KF_ERR_UNAVAILABLE ? KF_EXIT_UNAVAILABLE : KF_EXIT_INTERNAL;
 		}
 		*out = KF_BACKEND_CUDA;

@@ -31,8 +31,22 @@ static const char *kf_t_name;
 	} while (0)
 
 #define CHECK_EQ_INT(a, b) CHECKF((long long)(a) == (long long)(b), "%lld != %lld", (long long)(a), (long long)(b))
-#define CHECK_STR(a, b) CHECKF((a) && (b) && strcmp((a), (b)) == 0, "'%s' != '%s'", (a) ? (a) : "(null)", (b) ? (b) : "(null)")
-#define CHECK_CONTAINS(hay, needle) CHECKF((hay) && strstr((hay), (needle)), "'%s' does not contain '%s'", (hay) ? (hay) : "(null)", (needle))
+/* Functions, not macros, for the string checks: a char array argument would make `(a) &&` a
+ * -Waddress warning. */
+static inline int kf_t_streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+static inline int kf_t_contains(const char *hay, const char *needle)
+{
+	return hay && needle && strstr(hay, needle) != NULL;
+}
+static inline const char *kf_t_str(const char *s)
+{
+	return s ? s : "(null)";
+}
+#define CHECK_STR(a, b) CHECKF(kf_t_streq((a), (b)), "'%s' != '%s'", kf_t_str(a), kf_t_str(b))
+#define CHECK_CONTAINS(hay, needle) CHECKF(kf_t_contains((hay), (needle)), "'%s' does not contain '%s'", kf_t_str(hay), kf_t_str(needle))
 #define CHECK_NEAR(a, b, tol) CHECKF(fabs((double)(a) - (double)(b)) <= (tol), "%.9g !~ %.9g", (double)(a), (double)(b))
 
 #define KF_SKIP(why)                                                                                    \
