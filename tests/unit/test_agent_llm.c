@@ -67,7 +67,10 @@ static bool server_start(void)
 	for (int i = 0; i < 1200; i++) {
 		FILE *f = fopen(port_file, "r");
 		if (waitpid(srv_pid, NULL, WNOHANG) == srv_pid) {
+			if (f)
+				fclose(f);
 			srv_pid = 0;
+			server_stop(); /* removes the folder */
 			return false;
 		}
 		if (f) {
@@ -83,6 +86,7 @@ static bool server_start(void)
 		}
 		usleep(50000);
 	}
+	server_stop();
 	return false;
 }
 
