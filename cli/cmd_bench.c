@@ -4,6 +4,7 @@
  * Scale-out: --shard I/N runs a deterministic slice; --slurm submits one shard per job-array element,
  * each with its own database, merged afterwards by 'kforge kb merge' and reported with --collect. */
 #include <errno.h>
+#include <signal.h>
 #include <fnmatch.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -27,11 +28,6 @@
 #include "reports/bench.h"
 #include "verifier/verifier.h"
 
-/* The search lands in agent/optimize.c; until a build has it, the default mode says so (exit 4) instead
- * of failing to link. The weak reference binds to the real function whenever the library defines it. */
-extern enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res,
-				  struct kf_err *err) __attribute__((weak));
-
 static const char help[] =
 	"Runs a KernelBench-style benchmark over the tasks of SUITE (a folder searched for task.json files,\n"
 	"or a file listing task paths, one per line). Results are recorded in the knowledge base and\n"
@@ -51,7 +47,8 @@ static const char help[] =
 	"  --shard I/N      the tasks, sorted by name, whose 0-based index % N == I-1 (1 <= I <= N)\n"
 	"  --p LIST         fast_p thresholds (default 0,0.5,0.8,1,1.5,2)\n"
 	"  --provider P --model M --base-url URL --strategy evo|mcts --budget-calls N --seed N\n"
-	"                   search settings (default mode)\n"
+	"                   search settings (default mode; provider openai or anthropic, picked from\n"
+	"                   the keys and base URLs set when not given; one LLM request at a time per task)\n"
 	"  --jobs N         tasks at once (cpu backend only; on cuda GPU timing never overlaps: 1)\n"
 	"  --backend B      auto (default), cpu or cuda\n"
 	"  --db FILE        the knowledge base (default $KFORGE_DB, then kforge.db)\n"
@@ -478,15 +475,11 @@ out:
 
 /* ---- default mode: the search on one task ---- */
 
-static bool strategy_parse(const char *s, enum kf_strategy *out)
+static void on_signal(int sig)
 {
-	if (!strcmp(s, "evo"))
-		*out = KF_STRATEGY_EVO;
-	else if (!strcmp(s, "mcts"))
-		*out = KF_STRATEGY_MCTS;
-	else
-		return false;
-	return true;
+	(void)sig;
+	kf_cli_interrupted = 1;
+	kf_optimize_stop = 1; /* the search stops at its next safe point; the run can be resumed */
 }
 
 /* Records a run that could not start (the search failed before recording one) so the report shows why. */
@@ -501,7 +494,7 @@ static enum kf_status record_failed(const struct bench_ctx *c, const struct benc
 	if (!(st = kf_kb_open(c->db_path, 0, &kb, err)) && !(st = kf_task_load(e->path, 0, NULL, &task, err)) &&
 	    !(st = kf_kb_task_put_loaded(kb, task, &task_id, err))) {
 		struct kf_kb_run run = {.task_id = task_id,
-					.strategy = c->strategy == KF_STRATEGY_MCTS ? "mcts" : "evo",
+					.strategy = kf_strategy_name(c->strategy),
 					.provider = kf_llm_provider_name(c->llm.provider),
 					.model = c->llm.model,
 					.backend = kf_backend_name(c->backend),
@@ -526,8 +519,6 @@ static enum kf_status optimize_one(const struct bench_ctx *c, const struct bench
 	enum kf_status st;
 
 	*run_id = 0;
-	if (!kf_optimize)
-		return kf_err_set(err, KF_ERR_UNAVAILABLE, "the search (kf_optimize) is not part of this build");
 	snprintf(out, sizeof(out), "%s/tasks/%s", c->out_dir, e->name);
 	if ((st = mkdir_p(out, err)))
 		return st;
@@ -962,7 +953,7 @@ int cmd_bench(int argc, char **argv)
 	const char *level_s = NULL, *glob = NULL, *provider_s = NULL, *model = NULL, *base_url = NULL,
 		   *strategy_s = NULL, *budget_s = NULL, *jobs_s = NULL, *backend_s = NULL, *db = NULL,
 		   *out_dir = NULL, *shard_s = NULL, *from_dir = NULL, *p_s = NULL, *seed_s = NULL, *shards_s = NULL,
-		   *replay = NULL, *pos[1];
+		   *pos[1];
 	bool json = false, slurm = false, collect = false;
 	const struct kf_opt opts[] = {
 		{"level", true, &level_s, NULL},       {"tasks", true, &glob, NULL},
@@ -973,7 +964,7 @@ int cmd_bench(int argc, char **argv)
 		{"out", true, &out_dir, NULL},         {"shard", true, &shard_s, NULL},
 		{"from-dir", true, &from_dir, NULL},   {"p", true, &p_s, NULL},
 		{"seed", true, &seed_s, NULL},         {"shards", true, &shards_s, NULL},
-		{"replay", true, &replay, NULL},       {"json", false, NULL, &json},
+		{"json", false, NULL, &json},
 		{"slurm", false, NULL, &slurm},        {"collect", false, NULL, &collect},
 	};
 	size_t n_pos, n_p, n_m = 0;
@@ -1016,14 +1007,31 @@ int cmd_bench(int argc, char **argv)
 	if (budget_s && (!kf_cli_parse_u64(budget_s, &v) || !v || v > INT64_MAX))
 		return kf_cli_usage_error("bench", "--budget-calls needs a positive number, not '%s'", budget_s);
 	c.budget_calls = budget_s ? (int64_t)v : 0;
-	if (strategy_s && !strategy_parse(strategy_s, &c.strategy))
+	if (strategy_s && !collect && !kf_strategy_parse(strategy_s, &c.strategy))
 		return kf_cli_usage_error("bench", "--strategy must be evo or mcts, not '%s'", strategy_s);
-	c.llm.provider = KF_LLM_OPENAI;
-	if (provider_s && !kf_llm_provider_parse(provider_s, &c.llm.provider))
-		return kf_cli_usage_error("bench", "--provider must be openai, anthropic or replay, not '%s'", provider_s);
+	bool search = !from_dir && !collect && !slurm;
+	/* the provider as 'kforge optimize' picks it: --provider, then the keys and base URLs set */
+	if (provider_s) {
+		if (!kf_llm_provider_parse(provider_s, &c.llm.provider))
+			return kf_cli_usage_error("bench", "--provider must be openai, anthropic or replay, not '%s'",
+						  provider_s);
+	} else if (base_url || getenv("OPENAI_API_KEY") || getenv("OPENAI_BASE_URL")) {
+		c.llm.provider = KF_LLM_OPENAI;
+	} else if (getenv("ANTHROPIC_API_KEY") || getenv("ANTHROPIC_BASE_URL")) {
+		c.llm.provider = KF_LLM_ANTHROPIC;
+	} else if (search) {
+		kf_cli_error("no LLM provider: set OPENAI_API_KEY (or OPENAI_BASE_URL or --base-url for a local "
+			     "server) or ANTHROPIC_API_KEY, or use --from-dir DIR to evaluate kernels generated elsewhere");
+		return KF_EXIT_UNAVAILABLE;
+	}
+	/* a replay file holds one run's replies: replaying is 'kforge optimize --provider replay' per task */
+	if (c.llm.provider == KF_LLM_REPLAY && search)
+		return kf_cli_usage_error("bench", "--provider replay is per run: use 'kforge optimize --provider replay'");
 	c.llm.model = model ? model : getenv("KFORGE_MODEL");
+	if (!c.llm.model && search)
+		return kf_cli_usage_error("bench", "no model: give --model NAME or set KFORGE_MODEL");
 	c.llm.base_url = base_url;
-	c.llm.replay_path = replay;
+	c.llm.concurrency = 1; /* one request at a time per task: tasks run side by side with --jobs instead */
 	if (slurm && collect)
 		return kf_cli_usage_error("bench", "--slurm and --collect do not go together");
 	c.suite = pos[0];
@@ -1066,12 +1074,15 @@ int cmd_bench(int argc, char **argv)
 			kf_cli_warn("--jobs %d ignored on the cuda backend: tasks run one at a time", jobs);
 			jobs = 1;
 		}
-		if (!from_dir && !kf_optimize) {
-			kf_cli_error("the search (kf_optimize) is not part of this build; use --from-dir");
-			rc = KF_EXIT_UNAVAILABLE;
-			goto out;
-		}
+		struct sigaction sa, old_int, old_term;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
 		st = run_all(&c, &s, from_dir ? eval_one : optimize_one, jobs, run_ids, &err);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
 		if (st) {
 			kf_cli_error("%s", err.msg);
 			rc = st == KF_ERR_INTERRUPTED ? KF_EXIT_INTERRUPTED
