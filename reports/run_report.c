@@ -226,6 +226,13 @@ static enum kf_status rr_load(struct kf_kb *kb, int64_t run_id, struct rr *x, st
 
 /* ---- facts derived once for every format ---- */
 
+static const char *verdict_text(const struct rr_cand *c)
+{
+	if (c->evaluated)
+		return c->verdict;
+	return !strcmp(c->edit_kind, "reference") ? "reference (the baseline)" : "not evaluated";
+}
+
 struct rr_facts {
 	bool cpu_clock;            /* any timing of the best was a CPU time */
 	const char *clock;         /* "cpu", "cupti", "cuda_event", or "" */
@@ -262,7 +269,9 @@ static void facts_make(const struct rr *x, struct rr_facts *f)
 	f->improved = x->best_id && x->best_speedup > 1.0;
 	f->significant = f->improved && x->n_t > 0 && f->lo > 1.0;
 	for (size_t i = 0; i < x->n; i++) {
-		const char *v = x->c[i].evaluated ? x->c[i].verdict : "not evaluated";
+		const char *v = verdict_text(&x->c[i]);
+		if (!x->c[i].evaluated && !strcmp(x->c[i].edit_kind, "reference"))
+			continue; /* the search's root: the task's reference, the yardstick, not an attempt */
 		if (x->c[i].evaluated && !strcmp(v, "pass"))
 			f->n_verified++;
 		size_t k = 0;
@@ -473,7 +482,7 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 		fmt_speedup(s1, sizeof(s1), c->speedup);
 		ADD("| %lld | %lld |", (long long)c->id, (long long)c->parent_id);
 		CELL(c->edit_kind);
-		CELL(c->evaluated ? c->verdict : "not evaluated");
+		CELL(verdict_text(c));
 		ADD(" %s |", s1);
 		excerpt(tmp, 160, c->reason);
 		CELL(tmp);
@@ -686,7 +695,7 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		    (long long)c->parent_id);
 		ESC(c->edit_kind);
 		ADD("</td><td class=\"%s\">", pass ? "pass" : "fail");
-		ESC(c->evaluated ? c->verdict : "not evaluated");
+		ESC(verdict_text(c));
 		ADD("</td><td class=\"num\">%s</td><td>", s1);
 		excerpt(tmp, 200, c->reason);
 		ESC(tmp);

@@ -398,6 +398,20 @@ static void test_run_report(void)
 	CHECK(o && cJSON_IsFalse(cJSON_GetObjectItem(o, "improved")));
 	cJSON_Delete(o);
 
+	/* a search's root candidate is the task's reference: shown as such, not counted as an attempt */
+	struct kf_kb_run r4 = {.task_id = f.task_id, .strategy = "mcts", .provider = "openai", .model = "m2", .backend = "cpu"};
+	int64_t run4 = 0, ref_id = 0;
+	CHECK_EQ_INT(kf_kb_run_begin(f.kb, &r4, &run4, &err), KF_OK);
+	struct kf_kb_candidate ref = {.run_id = run4, .edit_kind = "reference", .source = "ref"};
+	CHECK_EQ_INT(kf_kb_record_candidate(f.kb, &ref, &ref_id, &err), KF_OK);
+	add_cand(f.kb, run4, ref_id, "rewrite", "r1", "pass", 1.5, 1.2, 1.8);
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_run(f.kb, run4, KF_REPORT_MD, &b, &err), KF_OK);
+	CHECK_CONTAINS(b.data, "| reference | reference (the baseline) | - |");
+	CHECK_CONTAINS(b.data, "| pass | 1 |");
+	CHECK(!strstr(b.data, "| not evaluated |"));
+	CHECK(!strstr(b.data, "| reference (the baseline) | 1 |"));
+
 	kf_buf_reset(&b);
 	CHECK_EQ_INT(kf_report_run(f.kb, 12345, KF_REPORT_MD, &b, &err), KF_ERR_NOTFOUND);
 	CHECK_CONTAINS(err.msg, "12345");
