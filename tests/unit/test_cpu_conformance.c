@@ -780,7 +780,33 @@ static void test_divergent_barrier(void)
 	CHECK_CONTAINS(msg, "divergent");
 	CHECK(kf_now_ms() - t0 < 2000);
 	/* the module stays usable after a deadlock */
-	CHECK_EQ_INT(mod_run("divergent", 1, 1, 1, 32, 1, 1, 0, args), KF_OK);
+	CHECK_EQ_INT(mod_run("fine", 1, 1, 1, 32, 1, 1, 0, args), KF_OK);
+	CHECK(o[5] == 2.0f);
+	mod_close();
+}
+
+/* Exited threads do not block a barrier (as on the GPU), and __syncthreads_count counts the arrivals. */
+static void test_early_return_barrier(void)
+{
+	enum { N = 100 };
+	if (!mod_open("early_return_barrier", 0, false))
+		return;
+	float *x = dmem(128 * 4), *y = dmem(128 * 4);
+	int n = N;
+	for (int i = 0; i < 128; i++) {
+		x[i] = (float)i * 0.5f;
+		y[i] = -1.0f;
+	}
+	void *args[] = {&x, &y, &n};
+	CHECK_EQ_INT(mod_run("early", 2, 1, 1, 64, 1, 1, 0, args), KF_OK);
+	for (int i = 0; i < N; i++) {
+		float cnt = i < 64 ? 64.0f : (float)(N - 64);
+		if (y[i] != 2.0f * x[i] + cnt) {
+			CHECKF(0, "y[%d] = %g, want %g", i, y[i], 2.0f * x[i] + cnt);
+			break;
+		}
+	}
+	CHECK(y[N] == -1.0f);
 	mod_close();
 }
 
@@ -912,6 +938,6 @@ KF_TEST_MAIN(TEST(test_vadd), TEST(test_grid3d), TEST(test_shared_reduce), TEST(
 	     TEST(test_sync_count), TEST(test_warp_shfl), TEST(test_warp_vote), TEST(test_warp_reduce),
 	     TEST(test_atomics), TEST(test_fence_last_block), TEST(test_math), TEST(test_intrinsics),
 	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals), TEST(test_coop_groups), TEST(test_llm_style), TEST(test_example_references),
-	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier),
+	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier), TEST(test_early_return_barrier),
 	     TEST(test_launch_limits), TEST(test_scan_unsupported), TEST(test_compile_error_line),
 	     TEST(test_sanitize_oob))

@@ -390,11 +390,17 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 			}
 		if (progress)
 			continue;
-		if (n_bar == n) {
+		/* As on the GPU (PTX bar.sync, sm_70 and later), a barrier waits only for threads that have
+		 * not exited: `if (i >= n) return; ... __syncthreads();` in a tail block completes there, so it
+		 * completes here. */
+		if (n_bar > 0 && n_bar + n_exit == n) {
 			int cnt = 0;
 			for (unsigned i = 0; i < n; i++)
-				cnt += b->f[i]->bar_pred;
+				if (b->f[i]->state == KF_F_BAR)
+					cnt += b->f[i]->bar_pred;
 			for (unsigned i = 0; i < n; i++) {
+				if (b->f[i]->state != KF_F_BAR)
+					continue;
 				b->f[i]->bar_pred = cnt;
 				b->f[i]->state = KF_F_RUN;
 			}

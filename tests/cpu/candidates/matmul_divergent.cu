@@ -1,5 +1,5 @@
-// Buggy: threads outside the matrix return before the barriers (a divergent __syncthreads). For
-// tasks/examples/matmul_f32; a runtime_error (deadlock) on the cpu backend.
+// Buggy: threads outside the matrix return before the barriers, so the rows of Bs that those threads
+// would have loaded hold stale data at the matrix edges (wrong on a GPU too). For tasks/examples/matmul_f32.
 // kforge:launch mm grid=(cdiv(N, 16), cdiv(M, 16)) block=(16, 16) args=(A, B, C, M, N, K)
 #define T 16
 extern "C" __global__ void mm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int N, int K)
