@@ -52,7 +52,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit bench deps lint format clean check-links
+.PHONY: all test unit bench deps lint format clean check-links demo
 all: $(BUILD)/kforge $(BUILD)/kforge-worker
 
 $(BUILD)/libkforge.a: $(LIB_OBJ)
@@ -103,6 +103,11 @@ bench: all $(BENCH_BIN)
 
 deps:
 	@tools/deps.sh
+
+# The README's main job: optimize an example task offline (cpu backend, a recorded LLM transcript).
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@tests/data/demo/run.sh $(BUILD)
 
 lint:
 	@tools/lint.sh
