@@ -86,6 +86,10 @@ struct kf_verify_opts {
 
 void kf_verify_opts_init(struct kf_verify_opts *o);
 
+/* When set (to a flag a SIGINT handler raises), verification stops taking new shapes once it is
+ * non-zero. */
+extern volatile int *kf_verify_interrupted;
+
 /* Runs the whole protocol for one candidate kernel file. Returns KF_OK with *out holding the verdict
  * (pass or a rejection). Errors are problems of the task or of the harness: KF_ERR_INVALID/PARSE/NOTFOUND
  * (bad task, broken reference: exit 2), KF_ERR_UNAVAILABLE (backend not usable: exit 4), others (exit 3). */

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@
 #define POISON_BIG 0x7bff7bffu
 #define GUARD_CANARY 0xc3a55a3cu
 #define MIN_LAUNCHES 8
+
+volatile int *kf_verify_interrupted;
 
 static const char *const verdict_names[KF_VERDICT_COUNT] = {
 	"pass", "compile_error", "invalid_launch", "runtime_error", "timeout", "wrong_output",
@@ -214,7 +217,7 @@ static enum kf_status gen_inputs(struct vctx *c, struct vshape *v, struct kf_err
 				       v->cases[k].dist, &rng);
 		}
 	}
-	c->parent_ns += now_ns() - t0;
+	__atomic_fetch_add(&c->parent_ns, now_ns() - t0, __ATOMIC_RELAXED);
 	return KF_OK;
 }
 
@@ -522,7 +525,7 @@ static void check_step(struct vctx *c, const struct vshape *v, const struct kf_p
 		}
 	}
 done:
-	c->parent_ns += now_ns() - t0;
+	__atomic_fetch_add(&c->parent_ns, now_ns() - t0, __ATOMIC_RELAXED);
 }
 
 static enum kf_verdict verdict_of_step(const struct kf_step_result *r, char *detail, size_t n)
@@ -773,7 +776,6 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 		if (r->worker_dead)
 			break;
 	}
-	c->res->launches += rep->launches;
 
 	/* Decide. */
 	for (size_t i = 0; i < done_steps; i++) {
@@ -877,6 +879,57 @@ static char *first_lines(const char *log, int n)
 	return kf_buf_detach(&b, NULL);
 }
 
+#define VERIFY_THREADS 2
+
+struct shape_pool {
+	struct vctx *c;
+	const struct kf_shape *shapes;
+	const enum kf_shape_kind *kinds;
+	size_t n;
+	size_t next;      /* next shape to take (under mu) */
+	bool stop;        /* a shape failed (and not all_shapes), or a harness error */
+	enum kf_status st;
+	struct kf_err err;
+	struct kf_shape_report *reports;
+	int *state;       /* 0 not taken, 1 skipped, 2 checked */
+	pthread_mutex_t mu;
+};
+
+static void *shape_thread(void *arg)
+{
+	struct shape_pool *p = arg;
+	for (;;) {
+		size_t i;
+		bool skipped = false;
+		struct kf_err e = KF_ERR_INIT;
+		enum kf_status st;
+
+		pthread_mutex_lock(&p->mu);
+		if (p->stop || p->next >= p->n) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		st = check_shape(p->c, i, &p->shapes[i], p->kinds[i], &p->reports[i], &skipped, &e);
+		pthread_mutex_lock(&p->mu);
+		if (st) {
+			if (!p->st) {
+				p->st = st;
+				p->err = e;
+			}
+			p->stop = true;
+		} else {
+			p->state[i] = skipped ? 1 : 2;
+			if (!skipped && p->reports[i].status != KF_VERDICT_PASS && !p->c->o->all_shapes)
+				p->stop = true;
+		}
+		if (kf_verify_interrupted && *kf_verify_interrupted)
+			p->stop = true;
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
 static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 {
 	const struct kf_task *t = c->t;
@@ -944,28 +997,63 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
 	res->status = KF_VERDICT_PASS;
-	for (size_t i = 0; i < n_shapes; i++) {
-		struct kf_shape_report *rep = &res->shapes[res->n_shapes];
-		bool skipped = false;
-		char shape_txt[256];
-		st = check_shape(c, i, &shapes[i], kinds[i], rep, &skipped, err);
-		if (st)
-			break;
-		if (skipped)
-			continue;
-		res->n_shapes++;
-		n_checked++;
-		by_kind[kinds[i]]++;
-		if (c->o->verbose)
-			fprintf(stderr, "verify: shape %zu/%zu %s\n", i + 1, n_shapes, kf_verdict_name(rep->status));
-		if (rep->status != KF_VERDICT_PASS && res->status == KF_VERDICT_PASS) {
-			kf_shape_format(&rep->shape, shape_txt, sizeof(shape_txt));
-			result_reason(res, rep->status, "%s at %s (%s shape, %s inputs, case seed 0x%016" PRIx64 "): %s",
-				      kf_verdict_name(rep->status), shape_txt, kf_shape_kind_name(rep->kind),
-				      kf_input_dist_name(rep->dist), rep->case_seed, rep->detail);
-			if (!c->o->all_shapes)
-				break;
+	{
+		struct shape_pool pool;
+		memset(&pool, 0, sizeof(pool));
+		pool.c = c;
+		pool.shapes = shapes;
+		pool.kinds = kinds;
+		pool.n = n_shapes;
+		pthread_t tid[VERIFY_THREADS];
+		size_t n_threads = n_shapes < VERIFY_THREADS ? n_shapes : VERIFY_THREADS, started = 0;
+		pool.reports = calloc(n_shapes ? n_shapes : 1, sizeof(*pool.reports));
+		pool.state = calloc(n_shapes ? n_shapes : 1, sizeof(*pool.state));
+		if (!pool.reports || !pool.state) {
+			free(pool.reports);
+			free(pool.state);
+			free(shapes);
+			free(kinds);
+			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		}
+		pthread_mutex_init(&pool.mu, NULL);
+		/* Shapes are independent: check them on up to VERIFY_THREADS threads (most of a shape's time is
+		 * spent waiting for its workers). Each thread starts and ends its own sessions. */
+		for (size_t k = 1; k < n_threads; k++)
+			if (pthread_create(&tid[started], NULL, shape_thread, &pool) == 0)
+				started++;
+		shape_thread(&pool);
+		for (size_t k = 0; k < started; k++)
+			pthread_join(tid[k], NULL);
+		pthread_mutex_destroy(&pool.mu);
+		st = pool.st;
+		if (st)
+			*err = pool.err;
+		/* Report in shape order up to the first failing shape: threads take shapes in order and finish
+		 * what they took, so every shape before the first failure was checked; what a thread finished
+		 * after it is dropped, which keeps the result identical for the same seed. */
+		for (size_t i = 0; i < n_shapes && !st; i++) {
+			struct kf_shape_report *rep = &pool.reports[i];
+			char shape_txt[256];
+			if (pool.state[i] != 2)
+				continue; /* skipped edge shape, or never taken after a failure */
+			res->shapes[res->n_shapes++] = *rep;
+			res->launches += rep->launches;
+			n_checked++;
+			by_kind[kinds[i]]++;
+			if (c->o->verbose)
+				fprintf(stderr, "verify: shape %zu/%zu %s\n", i + 1, n_shapes, kf_verdict_name(rep->status));
+			if (rep->status != KF_VERDICT_PASS && res->status == KF_VERDICT_PASS) {
+				kf_shape_format(&rep->shape, shape_txt, sizeof(shape_txt));
+				result_reason(res, rep->status,
+					      "%s at %s (%s shape, %s inputs, case seed 0x%016" PRIx64 "): %s",
+					      kf_verdict_name(rep->status), shape_txt, kf_shape_kind_name(rep->kind),
+					      kf_input_dist_name(rep->dist), rep->case_seed, rep->detail);
+				if (!c->o->all_shapes)
+					break;
+			}
+		}
+		free(pool.reports);
+		free(pool.state);
 	}
 	free(shapes);
 	free(kinds);
