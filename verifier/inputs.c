@@ -15,6 +15,8 @@ uint64_t kf_mix64(uint64_t x)
 
 void kf_rng_seed(struct kf_rng *r, uint64_t seed)
 {
+	r->has_spare = false;
+	r->spare = 0;
 	for (int i = 0; i < 4; i++) {
 		seed = kf_mix64(seed + (uint64_t)i);
 		r->s[i] = seed ? seed : 1;
@@ -45,12 +47,21 @@ double kf_rng_uniform(struct kf_rng *r)
 
 double kf_rng_normal(struct kf_rng *r)
 {
-	double u1, u2;
-	do
-		u1 = kf_rng_uniform(r);
-	while (u1 <= 0.0);
-	u2 = kf_rng_uniform(r);
-	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+	double u, v, q, f;
+	if (r->has_spare) {
+		r->has_spare = false;
+		return r->spare;
+	}
+	/* Marsaglia's polar method: two normals per accepted pair, no trigonometry. */
+	do {
+		u = 2.0 * kf_rng_uniform(r) - 1.0;
+		v = 2.0 * kf_rng_uniform(r) - 1.0;
+		q = u * u + v * v;
+	} while (q >= 1.0 || q == 0.0);
+	f = sqrt(-2.0 * log(q) / q);
+	r->spare = v * f;
+	r->has_spare = true;
+	return u * f;
 }
 
 /* ---- f16 / bf16, round to nearest even (matches __float2half_rn / __float2bfloat16_rn) ---- */
@@ -239,7 +250,10 @@ void kf_inputs_fill(void *data, enum kf_dtype dt, size_t numel, const struct kf_
 			}
 			if (t->has_domain)
 				v = clampd(v, t->domain_lo, t->domain_hi);
-			kf_elem_set(data, dt, i, v);
+			if (dt == KF_DTYPE_F32)
+				((float *)data)[i] = (float)v;
+			else
+				kf_elem_set(data, dt, i, v);
 		}
 		return;
 	}
@@ -250,7 +264,10 @@ void kf_inputs_fill(void *data, enum kf_dtype dt, size_t numel, const struct kf_
 			v = i == 0 ? hi : lo; /* make sure the extremes are reached */
 		if (!is_float)
 			v = floor(v);
-		kf_elem_set(data, dt, i, v);
+		if (dt == KF_DTYPE_F32)
+			((float *)data)[i] = (float)v;
+		else
+			kf_elem_set(data, dt, i, v);
 	}
 	if (dist == KF_INPUT_LARGE && numel >= 4) {
 		/* put the extremes at random positions, not always first */

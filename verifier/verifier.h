@@ -128,6 +128,8 @@ void kf_elem_set(void *buf, enum kf_dtype dt, size_t i, double v);
 /* Deterministic generator (xoshiro256**) the verifier draws inputs from. */
 struct kf_rng {
 	uint64_t s[4];
+	bool has_spare; /* Box-Muller makes normals in pairs; the second waits here */
+	double spare;
 };
 void kf_rng_seed(struct kf_rng *r, uint64_t seed);
 uint64_t kf_rng_next(struct kf_rng *r);

@@ -27,6 +27,7 @@
 #define POISON_BIG 0x7bff7bffu
 #define GUARD_CANARY 0xc3a55a3cu
 #define MIN_LAUNCHES 8
+#define INPUTS_VERSION 2 /* of inputs.c's generators: part of the reference-cache key */
 
 volatile int *kf_verify_interrupted;
 
@@ -271,7 +272,9 @@ static void ref_cache_path(const struct vctx *c, const struct vshape *v, size_t 
 {
 	char shape[512], key_src[1024], key[65];
 	kf_shape_format(v->shape, shape, sizeof(shape));
-	snprintf(key_src, sizeof(key_src), "kforge-ref-v1|%s|%s|%s|%016" PRIx64 "|%d", c->t->hash, c->ref_hash, shape,
+	/* INPUTS_VERSION: bump whenever input generation changes, or cached outputs would belong to other
+	 * inputs than the ones the same seed now makes. */
+	snprintf(key_src, sizeof(key_src), "kforge-ref-%d|%s|%s|%s|%016" PRIx64 "|%d", INPUTS_VERSION, c->t->hash, c->ref_hash, shape,
 		 v->cases[k].seed, (int)v->cases[k].dist);
 	kf_sha256_hex(key_src, strlen(key_src), key);
 	snprintf(path, n, "%s/%s.bin", c->cache_dir, key);
