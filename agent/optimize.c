@@ -207,6 +207,34 @@ static void progress(struct opt *z)
 	z->o->progress(z->o->progress_ctx, &p);
 }
 
+/* The evaluation thread forks sandbox workers, and a forked child of a threaded process may only use the
+ * allocator if no other thread held its lock at fork time (glibc's malloc takes care of that itself; the
+ * sanitizers' allocator does not). While an evaluation runs, the main thread allocates only inside
+ * poll_lock, and fork waits for poll_lock (pthread_atfork), so a fork never lands in the middle of it. */
+static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&poll_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&poll_lock);
+}
+
+static void fork_child(void)
+{
+	/* the forking thread holds it in the child too: the only thread there */
+	pthread_mutex_unlock(&poll_lock);
+}
+
+static void atfork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 /* ---- evaluation (worker thread: a worker session is ended by the thread that started it) ---------- */
 
 static void *eval_main(void *arg)
@@ -593,6 +621,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 		kf_parse_result_release(&pr);
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
+	pthread_once(&atfork_once, atfork_init);
 	j->task = z->task;
 	j->source = pr.source;
 	j->len = pr.source_len;
@@ -614,13 +643,18 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 			usleep(20000);
 			continue;
 		}
-		if (kf_llm_poll(z->llm, 20, &d, &perr) == KF_OK && d) {
+		/* poll without waiting inside the lock (a fork waits for it), then sleep outside it */
+		pthread_mutex_lock(&poll_lock);
+		if (kf_llm_poll(z->llm, 0, &d, &perr) == KF_OK && d) {
 			struct req *slot = d->tag >= z->k0 ? req_at(z, d->tag) : NULL;
 			if (slot && !slot->res)
 				slot->res = d;
 			else
 				kf_llm_result_free(d);
 		}
+		pthread_mutex_unlock(&poll_lock);
+		if (!d)
+			usleep(10000);
 	}
 	pthread_join(j->th, NULL);
 
