@@ -43,6 +43,8 @@ jq -e '.calls == 4 and .candidates == 4 and .improved' <<<"$OUT_TXT" >/dev/null 
 	ok "faults: 4 calls and 4 candidates, improved" || bad "faults: summary $OUT_TXT"
 [ "$(sql "$TMP/f.db" "select count(*) from llm_calls where run_id=$run and error is null")" = 4 ] &&
 	ok "faults: every call recorded without error" || bad "faults: calls $(sql "$TMP/f.db" "select seq, error from llm_calls")"
+# the server logs a request when its reply goes out: the abandoned slow one only after its 5 s
+for _ in $(seq 80); do [ "$(wc -l <"$TMP/log.jsonl")" -ge 7 ] && break; sleep 0.1; done
 n=$(wc -l <"$TMP/log.jsonl")
 [ "$n" -ge 7 ] && ok "faults: 3 retries reached the server ($n requests)" || bad "faults: $n requests"
 cmp -s "$TMP/out-f/best.cu" "$DATA/fast.cu" && ok "faults: best.cu is the faster kernel" || bad "faults: best.cu differs"
@@ -94,5 +96,25 @@ jq -e ".run_id == $krun and .calls == 4 and .candidates == 4 and .improved" <<<"
 	bad "kill -9: $(sql "$TMP/k.db" "select id, run_id, seq from llm_calls")"
 cmp -s "$TMP/out-k/best.cu" "$DATA/fast.cu" && ok "kill -9: best.cu is the faster kernel" || bad "kill -9: best.cu differs"
 [ "$(sql "$TMP/k.db" "pragma integrity_check")" = ok ] && ok "kill -9: the knowledge base is intact" || bad "kill -9: integrity"
+
+# 4. budgets: USD (each scripted call costs 1000 in + 200 out tokens of gpt-4o-mini = $0.00027) and the
+#    early stop after 8 candidates in a row without a new best (every reply here is a compile error)
+script compile_error compile_error compile_error compile_error
+expect_exit 0 "USD budget: the run completes" -- opt --concurrency 1 --budget-usd 0.0004 --db "$TMP/u.db" --out "$TMP/out-u" --json
+jq -e '.calls == 2 and .status == "budget" and .improved == false and .best_path == ""' <<<"$OUT_TXT" >/dev/null &&
+	ok "USD budget: stops submitting once \$0.0004 is spent (2 calls)" || bad "USD budget: $OUT_TXT"
+[ ! -e "$TMP/out-u/best.cu" ] && [ -s "$TMP/out-u/report.md" ] && ok "no improvement: no best.cu, the report is still written" ||
+	bad "no improvement: outputs $(ls "$TMP/out-u")"
+python3 - "$DATA" "$TMP/script.json" <<'PY'
+import json, sys
+src = open(sys.argv[1] + "/compile_error.cu").read()
+json.dump({"rules": [{"match": ".", "text": "```cuda\n" + src + "```\n"}]}, open(sys.argv[2], "w"))
+PY
+curl -s -o /dev/null -X POST "$base/_control/script" -H 'Content-Type: application/json' --data @"$TMP/script.json"
+expect_exit 0 "early stop: the run completes" -- opt --concurrency 1 --budget-calls 20 --db "$TMP/e.db" --out "$TMP/out-e" --json
+jq -e '.calls == 8 and .status == "done" and .by_verdict.compile_error == 8' <<<"$OUT_TXT" >/dev/null &&
+	ok "early stop: done after 8 candidates without improvement" || bad "early stop: $OUT_TXT"
+grep -q "no verified improvement" < <(opt --concurrency 1 --budget-calls 1 --db "$TMP/e2.db" --out "$TMP/out-e2") &&
+	ok "text summary says there was no verified improvement" || bad "text summary"
 
 finish
