@@ -73,6 +73,17 @@ for strat in evo mcts; do
 	cp "$TMP/log.jsonl" "$TMP/log-$strat.jsonl"
 done
 
+# the anthropic messages API against the same server
+python3 "$DATA/make_script.py" "$TMP/script2.json" compile_error fast
+curl -s -o /dev/null -X POST "$base/_control/script" -H 'Content-Type: application/json' --data @"$TMP/script2.json"
+expect_exit 0 "anthropic: optimize completes" -- env -u OPENAI_API_KEY -u OPENAI_BASE_URL ANTHROPIC_API_KEY=sk-ant-test \
+	"$KFORGE" optimize "$TASK" --model claude-test --base-url "$base" --backend cpu --concurrency 1 \
+	--budget-calls 2 --seed 3 --db "$TMP/anth.db" --out "$TMP/out-anth" --json
+jq -e '.improved and .calls == 2' <<<"$OUT_TXT" >/dev/null && ok "anthropic: provider from the environment, improved" ||
+	bad "anthropic: $OUT_TXT"
+jq -s -e 'length == 2 and all(.path == "/v1/messages" and (.body.max_tokens | type) == "number" and (.body.system | type) == "string")' \
+	"$TMP/log.jsonl" >/dev/null && ok "anthropic: messages requests with max_tokens and a system prompt" || bad "anthropic: requests"
+
 # replay: export the evo run, replay it with the same seed and concurrency into a fresh database
 run=$(jq -r .run_id "$TMP/evo.json")
 expect_exit 0 "kb export of the evo run" -- "$KFORGE" kb export --run "$run" --db "$TMP/evo.db" "$TMP/evo.jsonl"
@@ -84,5 +95,14 @@ a=$(sql "$TMP/evo.db" "${q/RUN/$run}") b=$(sql "$TMP/replay.db" "${q/RUN/$rrun}"
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "replay reproduces the same candidates, parents and verdicts" ||
 	bad "replay differs: $(diff <(echo "$a") <(echo "$b") | head -5)"
 cmp -s "$TMP/out-replay/best.cu" "$DATA/fast.cu" && ok "replay: same best.cu" || bad "replay: best.cu differs"
+
+# the README's main job (make demo) replays the committed transcript offline
+expect_exit 0 "demo: the committed transcript replays" -- "$KFORGE" optimize "$TOP/tasks/examples/vector_add_f32/task.json" \
+	--provider replay --replay "$TOP/tests/data/demo/vector_add_f32.jsonl" --backend cpu --concurrency 1 --seed 42 \
+	--out "$TMP/demo" --db "$TMP/demo/kforge.db"
+grep -q "^improved: " <<<"$OUT_TXT" && grep -q "report: $TMP/demo/report.md" <<<"$OUT_TXT" &&
+	ok "demo: improved, and says where the report is" || bad "demo: $OUT_TXT"
+[ "$(sql "$TMP/demo/kforge.db" "select group_concat(v, ' ') from (select coalesce(e.verdict,'-') v from candidates c left join evaluations e on e.candidate_id=c.id order by c.id)")" = "- out_of_bounds pass pass" ] &&
+	ok "demo: out_of_bounds at a hidden shape, then two verified kernels" || bad "demo: verdicts differ"
 
 finish

@@ -48,6 +48,15 @@ for _ in $(seq 80); do [ "$(wc -l <"$TMP/log.jsonl")" -ge 7 ] && break; sleep 0.
 n=$(wc -l <"$TMP/log.jsonl")
 [ "$n" -ge 7 ] && ok "faults: 3 retries reached the server ($n requests)" || bad "faults: $n requests"
 cmp -s "$TMP/out-f/best.cu" "$DATA/fast.cu" && ok "faults: best.cu is the faster kernel" || bad "faults: best.cu differs"
+# ... and its replay (two requests in flight there too) reproduces the same candidates and verdicts: replies are
+# handled in request order, so the completion order of the original run does not matter
+expect_exit 0 "faults: export" -- "$KFORGE" kb export --run "$run" --db "$TMP/f.db" "$TMP/f.jsonl"
+expect_exit 0 "faults: replay with --concurrency 2" -- "$KFORGE" optimize "$TASK" --provider replay --replay "$TMP/f.jsonl" \
+	--backend cpu --seed 11 --concurrency 2 --db "$TMP/fr.db" --out "$TMP/out-fr" --json
+q="select c.source_hash, coalesce(p.source_hash,''), coalesce(e.verdict,'-') from candidates c left join candidates p on p.id=c.parent_id left join evaluations e on e.candidate_id=c.id order by c.id"
+a=$(sql "$TMP/f.db" "$q") b=$(sql "$TMP/fr.db" "$q")
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "faults: the replay reproduces candidates, parents and verdicts" ||
+	bad "faults: replay differs: $(diff <(echo "$a") <(echo "$b") | head -4)"
 
 # 2. SIGINT: exit 130, the run is recorded as interrupted, --resume finishes it
 script compile_error wrong:30
