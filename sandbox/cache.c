@@ -2,6 +2,7 @@
  * per-kernel resources of a compile, as tagged records closed by a SHA-256 of everything before it.
  * Writes are atomic (kf_write_file_atomic); a missing, partial, corrupt or foreign entry is a miss. */
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,15 @@ enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct k
 	if (mkdir_p(out) != 0 || stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return kf_err_set(err, KF_ERR_IO, "cannot create cache directory '%s': %s", out,
 				  strerror(errno));
+	/* Absolute, always: compilers run in their own working folders and are handed paths inside the
+	 * cache (the cpu shim's include folder), so a relative KFORGE_CACHE would point nowhere there. */
+	if (out[0] != '/') {
+		char abs[PATH_MAX];
+		if (!realpath(out, abs))
+			return kf_err_set(err, KF_ERR_IO, "cannot resolve cache directory '%s': %s", out, strerror(errno));
+		if ((size_t)snprintf(out, n, "%s", abs) >= n)
+			return kf_err_set(err, KF_ERR_INVALID, "cache directory path too long");
+	}
 	return KF_OK;
 }
 
