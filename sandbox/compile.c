@@ -148,7 +148,10 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 	if (!c->arch[0])
 		snprintf(c->arch, sizeof(c->arch), "%s", arch);
 	c->cached = false;
-	if (use_cache)
+	/* NVRTC's rejections are deterministic (source, options, toolkit), so they are remembered too; the
+	 * host compiler's also depend on the machine (the shim folder in the cache, the compiler's own
+	 * state), and a cached failure from a broken moment would reject a good kernel forever. */
+	if (use_cache && (st == KF_OK || opts->backend == KF_BACKEND_CUDA))
 		kf_cache_store(dir, c, st);
 	c->wall_ms = kf_now_ms() - t0;
 	*out = c;
