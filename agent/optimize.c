@@ -588,11 +588,11 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 			z->stop_submit = true;
 			z->stop_why = "budget";
 			snprintf(z->event, sizeof(z->event), "request %llu: replay transcript exhausted",
-				 (unsigned long long)(z->k0 + z->handled));
+				 (unsigned long long)z->handled);
 			return KF_OK;
 		}
 		snprintf(z->event, sizeof(z->event), "request %llu failed: %.200s",
-			 (unsigned long long)(z->k0 + z->handled), r->error);
+			 (unsigned long long)z->handled, r->error);
 		return kf_kb_record_llm_call(z->kb, &call, NULL, NULL, err);
 	}
 
@@ -605,7 +605,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	if (st == KF_ERR_PARSE || (!st && pr.source_len > MAX_SOURCE)) {
 		z->by_verdict[KF_VERDICT_COUNT]++;
 		snprintf(z->event, sizeof(z->event), "reply %llu: parse_error: %.200s",
-			 (unsigned long long)(z->k0 + z->handled), pr.reason);
+			 (unsigned long long)z->handled, pr.reason);
 		kf_parse_result_release(&pr);
 		kf_err_clear(err);
 		z->no_improve++;
@@ -735,13 +735,6 @@ static int run_cb(void *ctx, const struct kf_kb_run *r)
 	return 1;
 }
 
-struct rebuild {
-	struct opt *z;
-	int64_t *ids;   /* kb candidate id per index */
-	size_t n, cap;
-	enum kf_status st;
-};
-
 struct eval_info {
 	int64_t cand;
 	char verdict[32];
@@ -772,11 +765,6 @@ static int eval_cb(void *ctx, const struct kf_kb_eval *e)
 	x->speedup = e->speedup;
 	return 0;
 }
-
-struct timing_info {
-	struct opt *z;
-	struct evals *ev;
-};
 
 static int timing_cb(void *ctx, const struct kf_kb_timing *t)
 {
