@@ -2,7 +2,9 @@
 # Installs the Debian packages kforge builds and tests with, when they are missing. As root it runs
 # apt-get; otherwise it prints the exact command to run.
 set -eu
-pkgs="build-essential g++ libcurl4-openssl-dev libcjson-dev libsqlite3-dev libpcre2-dev libseccomp-dev pkg-config python3"
+pkgs="build-essential g++ libcurl4-openssl-dev libcjson-dev libsqlite3-dev libpcre2-dev libseccomp-dev pkg-config"
+# tools the tests drive: the LLM test server (python3), request checks (curl, jq), database checks (sqlite3)
+pkgs="$pkgs python3 curl jq sqlite3"
 pkgs="$pkgs ${KFORGE_EXTRA_PKGS:-}"
 missing=""
 for p in $pkgs; do
