@@ -29,6 +29,12 @@ expect_exit 4 "no provider configured: exit 4 with a message" -- \
 	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY -u ANTHROPIC_BASE_URL \
 	"$KFORGE" optimize "$TASK" --backend cpu --db "$TMP/none.db"
 grep -q "OPENAI_API_KEY" <<<"$ERR_TXT" && ok "the message names the variables" || bad "message: $ERR_TXT"
+expect_exit 4 "openai without a key for the public endpoint: exit 4" -- env -u OPENAI_API_KEY -u OPENAI_BASE_URL \
+	"$KFORGE" optimize "$TASK" --provider openai --model gpt-4o --backend cpu --db "$TMP/none.db" --out "$TMP/none"
+expect_exit 2 "a missing task file: exit 2" -- "$KFORGE" optimize "$TMP/nope.json" --provider replay \
+	--replay "$TOP/tests/data/demo/vector_add_f32.jsonl" --backend cpu --db "$TMP/none.db" --out "$TMP/none"
+expect_exit 2 "a missing replay file: exit 2" -- "$KFORGE" optimize "$TASK" --provider replay --replay "$TMP/nope.jsonl" \
+	--backend cpu --db "$TMP/none.db" --out "$TMP/none"
 
 # sql DB QUERY
 # sql DB QUERY: rows as a|b lines (the sqlite3 tool when present: it starts faster than python)
