@@ -49,6 +49,7 @@ static const char help[] =
 struct live {
 	bool tty;
 	bool shown;
+	const char *clock; /* "cpu" or "gpu": what the speedups were measured with */
 };
 
 static void on_progress(void *ctx, const struct kf_optimize_progress *p)
@@ -61,7 +62,8 @@ static void on_progress(void *ctx, const struct kf_optimize_progress *p)
 		failed += p->by_verdict[i];
 	char best[96];
 	if (p->best_speedup > 0)
-		snprintf(best, sizeof(best), "best %.2fx [%.2f, %.2f]", p->best_speedup, p->best_lo, p->best_hi);
+		snprintf(best, sizeof(best), "best %.2fx [%.2f, %.2f] (%s)", p->best_speedup, p->best_lo, p->best_hi,
+			 l->clock);
 	else
 		snprintf(best, sizeof(best), "no improvement yet");
 	fprintf(stderr, "\r\033[Krun %lld: %lld calls, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
@@ -263,7 +265,7 @@ int cmd_optimize(int argc, char **argv)
 		out = outbuf;
 	}
 	o.out_dir = out;
-	struct live live = {isatty(2) && !json, false};
+	struct live live = {isatty(2) && !json, false, o.backend == KF_BACKEND_CUDA ? "gpu" : "cpu"};
 	o.progress = on_progress;
 	o.progress_ctx = &live;
 
