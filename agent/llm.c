@@ -358,7 +358,7 @@ static enum kf_status push_done(struct kf_llm_client *c, struct kf_llm_result *r
 		c->head_done = c->n_done = 0;
 	if (c->n_done == c->cap_done) {
 		size_t ncap = c->cap_done ? c->cap_done * 2 : 16;
-		struct kf_llm_result **nd = realloc(c->done, ncap * sizeof(*nd));
+		struct kf_llm_result **nd = realloc(c->done, ncap * sizeof(struct kf_llm_result *));
 		if (!nd)
 			return KF_ERR_NOMEM;
 		c->done = nd;

@@ -81,7 +81,7 @@ static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSO
 		return kf_err_set(err, KF_ERR_INVALID, "%s:%zu: llm_call: 'response' must be text or null",
 				  path, line);
 	c.seq = (int64_t)seq->valuedouble;
-	c.response = kf_strdup(cJSON_IsString(resp) ? resp->valuestring : "");
+	c.response = kf_strdup(resp && cJSON_IsString(resp) ? resp->valuestring : "");
 	c.error = cJSON_IsString(errv) ? kf_strdup(errv->valuestring) : NULL;
 	c.request_id = str_or_null(o, "request_id");
 	c.model = str_or_null(o, "model");

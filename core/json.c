@@ -1,5 +1,6 @@
 /* JSON helpers over cJSON (core/json.h): bounded reading with precise parse errors, the field-path
  * builder behind every "FILE: PATH: message", typed field access, and safe writing. */
+#define KF_JPATH_IMPL /* defines the real kf_jpath_err (see json.h) */
 #include "json.h"
 
 #include <errno.h>

@@ -30,6 +30,10 @@ const char *kf_jpath_str(const struct kf_jpath *p);
 /* Sets err to "FILE: PATH: message" (parts left out when empty); returns code. */
 enum kf_status kf_jpath_err(const struct kf_jpath *p, struct kf_err *err, enum kf_status code, const char *fmt,
 			    ...) __attribute__((format(printf, 4, 5)));
+#if defined(__clang_analyzer__) && !defined(KF_JPATH_IMPL)
+/* For static analysis only (see kf_err_set in core/kf.h): returns the code it is given. */
+#define kf_jpath_err(p, err, code, ...) (kf_jpath_err((p), (err), (code), __VA_ARGS__), (enum kf_status)(code))
+#endif
 /* Same text for a warning line appended to out ("FILE: PATH: message\n"); out may be NULL. */
 void kf_jpath_warn(const struct kf_jpath *p, struct kf_buf *out, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,4 +1,5 @@
 /* Status names, exit codes, the error struct and clocks: the libc-only half of core. */
+#define KF_ERR_IMPL /* defines the real kf_err_set (see kf.h) */
 #include "kf.h"
 
 #include <stdio.h>

@@ -166,6 +166,7 @@ int kf_task_param_index(const struct kf_task *t, const char *name)
 int kf_task_dim_index(const struct kf_task *t, const char *name)
 {
 	for (size_t i = 0; i < t->n_dims; i++)
+		/* dims[0..n_dims) are set: NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
 		if (!strcmp(t->dims[i], name))
 			return (int)i;
 	return -1;
@@ -417,6 +418,7 @@ out:
 static int fixed_index(const struct kf_task *t, const char *name)
 {
 	for (size_t i = 0; i < t->n_fixed; i++)
+		/* fixed_dims[0..n_fixed) are set: NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
 		if (!strcmp(t->fixed_dims[i], name))
 			return (int)i;
 	return -1;

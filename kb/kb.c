@@ -1,6 +1,7 @@
 /* The knowledge base core: opening the SQLite file (WAL, busy timeout, foreign keys), forward migrations
  * from the embedded kb/sql/NNN-*.sql files, one transaction per recorded step, and the readers that
  * reports, resume and the CLI use. */
+#define KB_DBERR_IMPL /* defines the real kb_dberr (see kb_int.h) */
 #include "kb_int.h"
 
 #include <errno.h>
@@ -824,8 +825,8 @@ fail:
 	do {                                                                                            \
 		int rc_;                                                                                \
 		while ((rc_ = sqlite3_step(st)) == SQLITE_ROW) {                                        \
-			conv(st, &rowvar);                                                              \
-			if (fn(ctx, &rowvar))                                                           \
+			(conv)(st, &(rowvar));                                                          \
+			if ((fn)(ctx, &(rowvar)))                                                       \
 				break;                                                                  \
 		}                                                                                       \
 		if (rc_ != SQLITE_ROW && rc_ != SQLITE_DONE) {                                          \

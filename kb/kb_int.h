@@ -33,6 +33,10 @@ static inline void kb_done(sqlite3_stmt *st)
 }
 /* err = KF_ERR_DB "WHAT: sqlite message"; returns KF_ERR_DB. */
 enum kf_status kb_dberr(struct kf_kb *kb, struct kf_err *err, const char *what);
+#if defined(__clang_analyzer__) && !defined(KB_DBERR_IMPL)
+/* For static analysis only (see kf_err_set in core/kf.h): kb_dberr always returns KF_ERR_DB. */
+#define kb_dberr(kb, err, what) (kb_dberr((kb), (err), (what)), KF_ERR_DB)
+#endif
 /* Executes SQL text without results (several statements allowed). */
 enum kf_status kb_exec(struct kf_kb *kb, const char *sql, struct kf_err *err);
 

@@ -247,7 +247,8 @@ static enum kf_status take_same_task(struct kf_kb *kb, const char *task_name, co
 		kb_done(st);
 	}
 	if (!s) {
-		qsort(all, n_all, sizeof(*all), cmp_same);
+		if (n_all) /* all is NULL when empty, and qsort's base must not be */
+			qsort(all, n_all, sizeof(*all), cmp_same);
 		for (size_t i = 0; i < n_all && p->n < p->k; i++) {
 			bool seen = false;
 			for (size_t j = 0; j < i && !seen; j++)

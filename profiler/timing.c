@@ -165,6 +165,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 		for (int s = 0; s < n_sets; s++)
 			for (size_t b = 0; b < t->n_tensors; b++)
 				if (r->in_off[s][b] >= 0)
+					/* exactly the inputs, each with in[s][b] set (see layout):
+					 * NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
 					memcpy(arena + r->in_off[s][b], in[s][b], n_bytes[b]);
 		/* each set in its own slot: distinct addresses; the first launch is the warmup */
 		for (int s = 0; s < n_sets && !st; s++) {

@@ -8,7 +8,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
 #include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,49 +94,121 @@ static const unsigned long denied_clone_flags[] = {
     CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
-static void install_seccomp(void)
+/* Builds the deny-list filter. Allocates (libseccomp), so it must not run in a child forked from a
+ * multi-threaded parent whose allocator another thread may hold: the parent builds it once
+ * (kf_child_prepare) and the child only installs the compiled program. */
+static scmp_filter_ctx build_filter(int *err_out, const char **what)
 {
 	scmp_filter_ctx ctx;
 	int rc;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		child_die("PR_SET_NO_NEW_PRIVS", errno);
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		child_die("seccomp_init", ENOMEM);
+	if (!ctx) {
+		*err_out = ENOMEM;
+		*what = "seccomp_init";
+		return NULL;
+	}
 	for (size_t i = 0; i < KF_ARRAY_SIZE(denied_syscalls); i++) {
 		int nr = seccomp_syscall_resolve_name(denied_syscalls[i]);
 		if (nr == __NR_SCMP_ERROR)
 			continue;
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
 		/* -EDOM etc.: a pseudo-syscall this arch lacks; anything else is a real failure. */
-		if (rc < 0 && rc != -EDOM && rc != -EINVAL)
-			child_die("seccomp_rule_add", -rc);
+		if (rc < 0 && rc != -EDOM && rc != -EINVAL) {
+			*what = "seccomp_rule_add";
+			goto fail;
+		}
 	}
 	/* Only local (AF_UNIX) sockets: no TCP/UDP, raw, netlink or packet sockets. */
+	*what = "seccomp socket rule";
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
 	if (rc < 0)
-		child_die("seccomp socket rule", -rc);
+		goto fail;
 	/* prlimit64 may read limits (glibc's getrlimit uses it) but not set them (new_limit == NULL). */
+	*what = "seccomp prlimit64 rule";
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_NE, 0));
 	if (rc < 0)
-		child_die("seccomp prlimit64 rule", -rc);
+		goto fail;
+	*what = "seccomp clone rule";
 	for (size_t i = 0; i < KF_ARRAY_SIZE(denied_clone_flags); i++) {
 		unsigned long f = denied_clone_flags[i];
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
 		if (rc < 0)
-			child_die("seccomp clone rule", -rc);
+			goto fail;
 	}
 	/* clone3 passes its flags in memory, where a filter cannot look: ENOSYS makes libc fall back to
 	 * clone, whose flags are checked above. */
+	*what = "seccomp clone3 rule";
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	if (rc < 0 && rc != -EDOM)
-		child_die("seccomp clone3 rule", -rc);
-	rc = seccomp_load(ctx);
-	if (rc < 0)
-		child_die("seccomp_load", -rc);
+		goto fail;
+	return ctx;
+fail:
+	*err_out = -rc;
 	seccomp_release(ctx);
+	return NULL;
+}
+
+/* The compiled filter, made once in the parent. */
+static struct sock_filter *prepared_prog;
+static unsigned short prepared_len;
+static pthread_once_t prepared_once = PTHREAD_ONCE_INIT;
+
+static void prepare_filter(void)
+{
+	const char *what;
+	int e = 0, fd;
+	scmp_filter_ctx ctx = build_filter(&e, &what);
+	struct stat sb;
+
+	if (!ctx)
+		return;
+	fd = memfd_create("kf-seccomp", MFD_CLOEXEC);
+	if (fd >= 0 && seccomp_export_bpf(ctx, fd) == 0 && fstat(fd, &sb) == 0 && sb.st_size > 0 &&
+	    sb.st_size % (off_t)sizeof(struct sock_filter) == 0 &&
+	    sb.st_size / (off_t)sizeof(struct sock_filter) <= 0xffff) {
+		struct sock_filter *prog = malloc((size_t)sb.st_size);
+		if (prog && pread(fd, prog, (size_t)sb.st_size, 0) == sb.st_size) {
+			prepared_prog = prog;
+			prepared_len = (unsigned short)(sb.st_size / (off_t)sizeof(struct sock_filter));
+		} else {
+			free(prog);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+}
+
+void kf_child_prepare(void)
+{
+	pthread_once(&prepared_once, prepare_filter);
+}
+
+static void install_seccomp(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		child_die("PR_SET_NO_NEW_PRIVS", errno);
+	if (prepared_prog) {
+		/* no allocation here: safe after a fork from a multi-threaded parent */
+		struct sock_fprog fp = {prepared_len, prepared_prog};
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) != 0)
+			child_die("PR_SET_SECCOMP", errno);
+		return;
+	}
+	/* Not prepared (or preparing failed): build it here, in the child. */
+	{
+		const char *what = "seccomp";
+		int e = 0, rc;
+		scmp_filter_ctx ctx = build_filter(&e, &what);
+		if (!ctx)
+			child_die(what, e);
+		rc = seccomp_load(ctx);
+		if (rc < 0)
+			child_die("seccomp_load", -rc);
+		seccomp_release(ctx);
+	}
 }
 
 /* A forked child inherits the parent's handlers (kforge's SIGINT handler only sets a flag) and its
@@ -394,11 +471,13 @@ static enum kf_status check_cpu_kill(enum kf_status st, const struct kf_child_li
 static uint64_t self_vm_bytes(void)
 {
 	unsigned long long pages = 0;
+	char line[128];
 	FILE *f = fopen("/proc/self/statm", "r");
 	if (!f)
 		return 0;
-	if (fscanf(f, "%llu", &pages) != 1)
-		pages = 0;
+	/* strtoull, not fscanf: an out-of-range number is undefined for fscanf (cert-err34-c) */
+	if (fgets(line, sizeof(line), f))
+		pages = strtoull(line, NULL, 10);
 	fclose(f);
 	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
@@ -428,6 +507,7 @@ enum kf_status kf_child_run_argv(const char *const *argv, const char *cwd, const
 		return kf_err_set(err, KF_ERR_INVALID, "no program to run");
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return kf_err_set(err, KF_ERR_IO, "cannot create a pipe: %s", strerror(errno));
+	kf_child_prepare(); /* the seccomp filter, compiled before the fork */
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -484,6 +564,7 @@ enum kf_status kf_child_run_fn(int (*fn)(void *arg, int fd), void *arg, const st
 	}
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return kf_err_set(err, KF_ERR_IO, "cannot create a pipe: %s", strerror(errno));
+	kf_child_prepare(); /* the seccomp filter, compiled before the fork */
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;

@@ -53,7 +53,7 @@ enum kf_status kf_nvrtc_pick_arch(const char *source, size_t len, const char *re
 	snprintf(arch, 16, "%s", a);
 	if (3 + digits != n)
 		return KF_OK; /* the caller chose a suffix already */
-	major = atoi(a + 3) / 10;
+	major = (int)strtol(a + 3, NULL, 10) / 10; /* 2 or 3 digits, checked above */
 	if (major < 9)
 		return KF_OK;
 	re = pcre2_compile((PCRE2_SPTR)arch_specific_re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);

@@ -114,7 +114,7 @@ void kf_format_index(const struct kf_task *t, size_t ti, const struct kf_shape *
 		     size_t n)
 {
 	const struct kf_tensor *te = &t->tensors[ti];
-	int64_t dims[16], rem = idx;
+	int64_t dims[16] = {0}, rem = idx; /* each dims[k], k < r, is set below; zeroed for cppcheck */
 	size_t r = te->rank < 16 ? te->rank : 16, len = 0;
 
 	for (size_t k = 0; k < r; k++)

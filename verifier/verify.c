@@ -365,6 +365,8 @@ static enum kf_status run_reference(struct vctx *c, struct vshape *v, const stru
 	for (k = 0; k < v->n_cases; k++)
 		for (size_t b = 0; b < c->t->n_tensors; b++)
 			if (L.in_off[k][b] >= 0)
+				/* exactly the inputs, each with v->in[k][b] set (see make_layout):
+				 * NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
 				memcpy(arena + L.in_off[k][b], v->in[k][b], v->n_bytes[b]);
 	for (k = 0; k < v->n_cases && !st; k++) {
 		struct kf_step step;

@@ -381,7 +381,7 @@ static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struc
 			"%llu of the "
 			"%d registers per block",
 			L->line, L->kernel, f->regs, (unsigned long long)threads,
-			(unsigned long long)(warps * regs_per_warp), g.regs_per_block);
+			(unsigned long long)warps * regs_per_warp, g.regs_per_block);
 		return KF_ERR_INVALID;
 	}
 	if (f->max_threads > 0 && threads > (uint64_t)f->max_threads) {
