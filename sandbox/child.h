@@ -24,6 +24,10 @@
  * AF_UNIX, ...), which survives exec. On a failure it writes a line to fd 2 and _exit()s with
  * KF_CHILD_EXIT_SETUP. */
 void kf_child_apply_limits(const struct kf_child_limits *lim);
+/* Compiles the seccomp filter once, in the parent: call it before fork, so kf_child_apply_limits in the
+ * child installs it without allocating (a fork from a multi-threaded parent may inherit a held
+ * allocator lock). Thread-safe; the kf_child_run_* functions call it themselves. */
+void kf_child_prepare(void);
 
 /* Called in the parent. Waits for pid (a child that called kf_child_apply_limits, so it leads its own
  * process group) for at most timeout_ms (<= 0: no limit); at the limit kills the whole process group

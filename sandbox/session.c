@@ -471,6 +471,7 @@ static enum kf_status spawn(struct kf_session *s, const struct kf_worker_opts *o
 		worker_env_free(&env);
 		return kf_err_set(err, KF_ERR_IO, "pipe: %s", strerror(e));
 	}
+	kf_child_prepare(); /* the seccomp filter, compiled before the fork */
 	pid = fork();
 	if (pid == 0) {
 		/* Child: fds 0 /dev/null, 1+2 the log pipe, 3 the socket, 4 the exec-error pipe
