@@ -10,7 +10,7 @@ export KFORGE_CACHE=${KFORGE_CACHE:-$(mktemp -d /tmp/kforge-bench-cache.XXXXXX)}
 rc=0
 for b in "$build"/bench/bench_* bench/*.sh; do
 	[ -e "$b" ] || continue
-	case "$b" in bench/run.sh) continue ;; esac
+	case "$b" in bench/run.sh | *.d | *.o) continue ;; esac
 	echo "== $(basename "$b")"
 	if [ -x "$b" ] && [ "${b%.sh}" = "$b" ]; then "$b" || rc=1; else bash "$b" || rc=1; fi
 done
