@@ -3,6 +3,7 @@
  * everything in the knowledge base, and reports fast_p, geomean speedup, correctness and compile rates.
  * Scale-out: --shard I/N runs a deterministic slice; --slurm submits one shard per job-array element,
  * each with its own database, merged afterwards by 'kforge kb merge' and reported with --collect. */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <fnmatch.h>
@@ -228,10 +229,24 @@ static void suite_shard(struct suite *s, unsigned i, unsigned n)
 	s->n = k;
 }
 
+/* "I/N" with 1 <= I <= N; strtoul, not sscanf, so that a number out of range is an error (cert-err34-c). */
 static bool parse_shard(const char *s, unsigned *i, unsigned *n)
 {
-	char tail;
-	return s && sscanf(s, "%u/%u%c", i, n, &tail) == 2 && *n >= 1 && *i >= 1 && *i <= *n;
+	unsigned long a, b;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return false;
+	errno = 0;
+	a = strtoul(s, &end, 10);
+	if (*end != '/' || !isdigit((unsigned char)end[1]))
+		return false;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || errno || a > UINT_MAX || b > UINT_MAX)
+		return false;
+	*i = (unsigned)a;
+	*n = (unsigned)b;
+	return *n >= 1 && *i >= 1 && *i <= *n;
 }
 
 static enum kf_status mkdir_p(const char *path, struct kf_err *err)

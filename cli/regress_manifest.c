@@ -385,15 +385,16 @@ static enum kf_status put_container(struct kf_buf *b, const cJSON *j, int depth)
 
 	if (!n)
 		return kf_buf_adds(b, obj ? "{}" : "[]");
-	if (!(kids = malloc(n * sizeof(*kids))))
+	if (!(kids = malloc(n * sizeof(const cJSON *))))
 		return KF_ERR_NOMEM;
 	cJSON_ArrayForEach(it, j)
 	{
 		kids[i++] = it;
 		flat = flat && !is_container(it);
 	}
+	n = i; /* the items walked: what cJSON_GetArraySize counted, as the analyzer cannot tell */
 	if (obj)
-		qsort(kids, n, sizeof(*kids), cmp_key);
+		qsort(kids, n, sizeof(const cJSON *), cmp_key);
 	st = kf_buf_addch(b, obj ? '{' : '[');
 	for (i = 0; !st && i < n; i++) {
 		if (i)
