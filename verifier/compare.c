@@ -20,7 +20,8 @@ void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t nume
 {
 	uint64_t n_parity = 0, n_tol = 0;
 	int64_t first_parity = -1, first_tol = -1;
-	double num = 0, den = 0, sum_got2 = 0;
+	double num = 0, den = 0, sum_got2 = 0, ss = 0;
+	size_t nf = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->first_bad = -1;
@@ -28,23 +29,14 @@ void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t nume
 	 * a sum, an atomic accumulation in another order) grows with the magnitude of the values it was
 	 * computed from, not with its own value, which cancellation can make arbitrarily small. So atol is
 	 * multiplied by max(1, rms of the finite reference values); for outputs of magnitude <= 1 it is
-	 * exactly the task's atol. */
-	{
-		double ss = 0;
-		size_t nf = 0;
-		for (size_t i = 0; i < numel; i++) {
-			double w = elem(want, dt, i);
-			if (isfinite(w)) {
-				ss += w * w;
-				nf++;
-			}
-		}
-		o->atol_scale = nf ? sqrt(ss / (double)nf) : 0;
-		if (!(o->atol_scale >= 1))
-			o->atol_scale = 1;
-	}
+	 * exactly the task's atol. One pass checks against the unscaled atol (stricter) while it gathers
+	 * the rms; only elements that failed it are looked at again with the scaled one. */
 	for (size_t i = 0; i < numel; i++) {
 		double g = elem(got, dt, i), w = elem(want, dt, i);
+		if (isfinite(w)) {
+			ss += w * w;
+			nf++;
+		}
 		if (!isfinite(w) || !isfinite(g)) {
 			/* Parity: both NaN, or the same infinity. Anything else is a mismatch (a NaN or Inf
 			 * where the reference is finite, a sign-mismatched Inf, or a finite value where the
@@ -60,7 +52,7 @@ void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t nume
 			}
 			continue;
 		}
-		double d = fabs(g - w), lim = tol->atol * o->atol_scale + tol->rtol * fabs(w);
+		double d = fabs(g - w), lim = tol->atol + tol->rtol * fabs(w);
 		if (d > o->max_abs)
 			o->max_abs = d;
 		if (fabs(w) > 0 && d / fabs(w) > o->max_rel)
@@ -75,6 +67,24 @@ void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t nume
 		num += d * d;
 		den += w * w;
 		sum_got2 += g * g;
+	}
+	o->atol_scale = nf ? sqrt(ss / (double)nf) : 0;
+	if (!(o->atol_scale >= 1))
+		o->atol_scale = 1;
+	if (n_tol && o->atol_scale > 1) {
+		size_t from = (size_t)first_tol;
+		n_tol = 0;
+		first_tol = -1;
+		for (size_t i = from; i < numel; i++) {
+			double g = elem(got, dt, i), w = elem(want, dt, i);
+			if (!isfinite(w) || !isfinite(g))
+				continue;
+			if (!(fabs(g - w) <= tol->atol * o->atol_scale + tol->rtol * fabs(w))) {
+				if (first_tol < 0)
+					first_tol = (int64_t)i;
+				n_tol++;
+			}
+		}
 	}
 	/* NMSE in double; an all-zero reference gives 0 when the output is all zero too, else +inf. */
 	o->nmse = den > 0 ? num / den : (sum_got2 > 0 ? INFINITY : 0.0);
