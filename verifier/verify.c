@@ -352,9 +352,14 @@ static enum kf_status run_reference(struct vctx *c, struct vshape *v, const stru
 	wo.shuffle_seed = 0; /* the reference runs in program order */
 	st = kf_session_start(&wo, c->ref_c, p, L.total, &s, err);
 	if (st) {
+		/* A reference that cannot even start at this shape is a runtime failure of the reference
+		 * (skipped at an edge shape, a task error elsewhere); no GPU or no memory stays what it is. */
 		if (st != KF_ERR_UNAVAILABLE && st != KF_ERR_NOMEM)
 			st = KF_ERR_RUNTIME;
-		return kf_err_prefix(err, "reference");
+		kf_err_prefix(err, "reference");
+		if (err)
+			err->code = st;
+		return st;
 	}
 	r = malloc(sizeof(*r));
 	if (!r) {
