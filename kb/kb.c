@@ -837,6 +837,26 @@ fail:
 		sqlite3_reset(st);                                                                      \
 	} while (0)
 
+/* The body of a get-by-id reader: one row by id through conv to fn, KF_ERR_NOTFOUND naming noun. */
+#define KB_GET_BY_ID(kb, sql, id, rowtype, conv, fn, ctx, err, noun)                                  \
+	do {                                                                                            \
+		sqlite3_stmt *st_ = kb_stmt(kb, sql, err);                                              \
+		rowtype row_;                                                                           \
+		int rc_;                                                                                \
+		if (!st_)                                                                               \
+			return KF_ERR_DB;                                                               \
+		sqlite3_bind_int64(st_, 1, id);                                                         \
+		rc_ = sqlite3_step(st_);                                                                \
+		if (rc_ == SQLITE_ROW) {                                                                \
+			(conv)(st_, &row_);                                                             \
+			(fn)(ctx, &row_);                                                               \
+		}                                                                                       \
+		kb_done(st_);                                                                           \
+		if (rc_ == SQLITE_DONE)                                                                 \
+			return kf_err_set(err, KF_ERR_NOTFOUND, "no " noun " %lld", (long long)(id));   \
+		return rc_ == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a " noun);            \
+	} while (0)
+
 #define TASK_COLS "id, name, hash, category, level, title, description, created_at"
 static void task_row(sqlite3_stmt *st, struct kf_kb_task *t)
 {
@@ -853,21 +873,7 @@ static void task_row(sqlite3_stmt *st, struct kf_kb_task *t)
 enum kf_status kf_kb_task_get(struct kf_kb *kb, int64_t id, kf_kb_task_fn fn, void *ctx, struct kf_err *err)
 {
 	static const char sql[] = "SELECT " TASK_COLS " FROM tasks WHERE id = ?1";
-	sqlite3_stmt *st = kb_stmt(kb, sql, err);
-	struct kf_kb_task t;
-	int rc;
-	if (!st)
-		return KF_ERR_DB;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		task_row(st, &t);
-		fn(ctx, &t);
-	}
-	kb_done(st);
-	if (rc == SQLITE_DONE)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no task %lld", (long long)id);
-	return rc == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a task");
+	KB_GET_BY_ID(kb, sql, id, struct kf_kb_task, task_row, fn, ctx, err, "task");
 }
 
 enum kf_status kf_kb_tasks_each(struct kf_kb *kb, kf_kb_task_fn fn, void *ctx, struct kf_err *err)
@@ -915,21 +921,7 @@ static void run_row(sqlite3_stmt *st, struct kf_kb_run *r)
 enum kf_status kf_kb_run_get(struct kf_kb *kb, int64_t id, kf_kb_run_fn fn, void *ctx, struct kf_err *err)
 {
 	static const char sql[] = "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?1";
-	sqlite3_stmt *st = kb_stmt(kb, sql, err);
-	struct kf_kb_run r;
-	int rc;
-	if (!st)
-		return KF_ERR_DB;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		run_row(st, &r);
-		fn(ctx, &r);
-	}
-	kb_done(st);
-	if (rc == SQLITE_DONE)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no run %lld", (long long)id);
-	return rc == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a run");
+	KB_GET_BY_ID(kb, sql, id, struct kf_kb_run, run_row, fn, ctx, err, "run");
 }
 
 enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn fn, void *ctx, struct kf_err *err)
@@ -971,21 +963,7 @@ enum kf_status kf_kb_candidate_get(struct kf_kb *kb, int64_t id, kf_kb_candidate
 				   struct kf_err *err)
 {
 	static const char sql[] = "SELECT " CAND_COLS " FROM candidates WHERE id = ?1";
-	sqlite3_stmt *st = kb_stmt(kb, sql, err);
-	struct kf_kb_candidate c;
-	int rc;
-	if (!st)
-		return KF_ERR_DB;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		cand_row(st, &c);
-		fn(ctx, &c);
-	}
-	kb_done(st);
-	if (rc == SQLITE_DONE)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no candidate %lld", (long long)id);
-	return rc == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a candidate");
+	KB_GET_BY_ID(kb, sql, id, struct kf_kb_candidate, cand_row, fn, ctx, err, "candidate");
 }
 
 enum kf_status kf_kb_candidates_each(struct kf_kb *kb, int64_t run_id, kf_kb_candidate_fn fn, void *ctx,
@@ -1044,21 +1022,7 @@ enum kf_status kf_kb_llm_call_get(struct kf_kb *kb, int64_t id, kf_kb_llm_call_f
 				  struct kf_err *err)
 {
 	static const char sql[] = "SELECT " CALL_COLS " FROM llm_calls WHERE id = ?1";
-	sqlite3_stmt *st = kb_stmt(kb, sql, err);
-	struct kf_kb_llm_call c;
-	int rc;
-	if (!st)
-		return KF_ERR_DB;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		call_row(st, &c);
-		fn(ctx, &c);
-	}
-	kb_done(st);
-	if (rc == SQLITE_DONE)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no llm call %lld", (long long)id);
-	return rc == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read an llm call");
+	KB_GET_BY_ID(kb, sql, id, struct kf_kb_llm_call, call_row, fn, ctx, err, "llm call");
 }
 
 #define EVAL_COLS                                                                                       \
