@@ -79,7 +79,7 @@ struct parser {
 	const struct kf_shape *bind; /* eval mode: values of names */
 	const char *const *names;    /* check mode: allowed names (NULL with check: syntax only) */
 	size_t n_names;
-	bool check;                  /* check mode: no arithmetic, values are placeholders */
+	bool check;                  /* check mode: syntax and names only, nothing is computed */
 	struct kf_err *err;
 };
 
