@@ -31,19 +31,19 @@ struct kf_llm_config {
 	const char *api_key;  /* NULL: $OPENAI_API_KEY / $ANTHROPIC_API_KEY */
 	const char *max_tokens_field; /* openai body field: NULL = "max_completion_tokens"; local servers may
 					 need "max_tokens" */
-	int max_tokens;		      /* per reply; 0: 8192 (anthropic requires the field) */
-	double temperature;	      /* sent only when temperature_set (reasoning models reject it) */
+	int max_tokens;               /* per reply; 0: 8192 (anthropic requires the field) */
+	double temperature;           /* sent only when temperature_set (reasoning models reject it) */
 	bool temperature_set;
-	int concurrency;	   /* requests in flight at once; 0: 4 */
-	int timeout_ms;		   /* per attempt, whole exchange; 0: 600000 (long replies take minutes) */
-	int connect_timeout_ms;	   /* 0: 10000 */
-	int max_retries;	   /* retries after the first attempt; 0: 2 (the SDKs' default); -1: none */
+	int concurrency;           /* requests in flight at once; 0: 4 */
+	int timeout_ms;            /* per attempt, whole exchange; 0: 600000 (long replies take minutes) */
+	int connect_timeout_ms;    /* 0: 10000 */
+	int max_retries;           /* retries after the first attempt; 0: 2 (the SDKs' default); -1: none */
 	size_t max_response_bytes; /* response body bound; 0: 8 MiB */
 	const char *replay_path;   /* replay: the export JSONL */
-	const char *replay_run;	   /* replay: run_id to serve (NULL: the first run with llm_call lines) */
+	const char *replay_run;    /* replay: run_id to serve (NULL: the first run with llm_call lines) */
 	const char *prices_path;   /* extra price table; NULL: $KFORGE_PRICES (may be unset) */
-	uint64_t jitter_seed;	   /* backoff jitter; 0: from the clock */
-	kf_llm_log_fn log;	   /* NULL: no log */
+	uint64_t jitter_seed;      /* backoff jitter; 0: from the clock */
+	kf_llm_log_fn log;         /* NULL: no log */
 	void *log_ctx;
 };
 
@@ -57,24 +57,24 @@ struct kf_llm_request {
 	const char *system; /* may be NULL */
 	size_t n_messages;
 	const struct kf_llm_message *messages; /* at least one, the first a "user" message */
-	int max_tokens;			       /* 0: the config's */
+	int max_tokens;                        /* 0: the config's */
 };
 
 /* One finished request (success or final error). Owned by the caller: kf_llm_result_free. */
 struct kf_llm_result {
-	uint64_t tag;	       /* as given to kf_llm_submit */
+	uint64_t tag;          /* as given to kf_llm_submit */
 	enum kf_status status; /* KF_OK; KF_ERR_HTTP (error status), KF_ERR_NETWORK, KF_ERR_TIMEOUT,
 				  KF_ERR_PARSE (unusable body), KF_ERR_LIMIT (body too large, or replay
 				  exhausted: see exhausted) */
-	bool exhausted;	       /* replay: no recorded response left (treat as budget exhausted) */
-	char *text;	       /* reply text; never NULL ("" on error) */
+	bool exhausted;        /* replay: no recorded response left (treat as budget exhausted) */
+	char *text;            /* reply text; never NULL ("" on error) */
 	size_t text_len;
 	char finish_reason[32]; /* normalized: "stop", "length" (anthropic max_tokens), or as sent */
 	int64_t tokens_in, tokens_out;
 	double cost_usd; /* from the price table; 0 when unknown */
 	bool cost_known;
 	double latency_ms;    /* submit to completion, retries included */
-	int attempts;	      /* HTTP attempts made (replay: 1) */
+	int attempts;         /* HTTP attempts made (replay: 1) */
 	int http_status;      /* of the last attempt; 0 when no response */
 	char request_id[128]; /* x-request-id / request-id of the last attempt, or "" */
 	char error[512];      /* final error, "" on success; never holds the API key */
@@ -141,7 +141,7 @@ enum kf_edit_mode {
 struct kf_prompt_example {
 	const char *task_name; /* may be NULL */
 	const char *source;    /* the kernel file */
-	double speedup;	       /* over the reference; 0: unknown */
+	double speedup;        /* over the reference; 0: unknown */
 	const char *tags;      /* "tiling,shared-memory" or NULL */
 	const char *change;    /* what changed against its parent, or NULL */
 };
@@ -149,28 +149,28 @@ struct kf_prompt_example {
 /* What happened to the parent (all optional). Correctness first: the profiler text is shown only when
  * the parent is correct. */
 struct kf_prompt_feedback {
-	bool correct;			      /* the parent passed verification */
-	const char *verdict;		      /* "compile_error", "wrong_result", ... or NULL */
-	const char *compile_log;	      /* shown as a bounded excerpt */
-	const char *failing_check;	      /* "max abs error 0.51 at y[3,7] (atol 1e-5)" */
+	bool correct;                         /* the parent passed verification */
+	const char *verdict;                  /* "compile_error", "wrong_result", ... or NULL */
+	const char *compile_log;              /* shown as a bounded excerpt */
+	const char *failing_check;            /* "max abs error 0.51 at y[3,7] (atol 1e-5)" */
 	const struct kf_shape *failing_shape; /* shown only when it is not a hidden shape */
-	double max_error;		      /* < 0: unknown */
+	double max_error;                     /* < 0: unknown */
 	const char *profile_text; /* the profiler's compact text: time, speedup with interval, bound
 				     fraction, occupancy, registers, spills */
-	int edits_unmatched;	  /* last reply's SEARCH/REPLACE blocks that did not match */
+	int edits_unmatched;      /* last reply's SEARCH/REPLACE blocks that did not match */
 	int edits_total;
 };
 
 struct kf_prompt_input {
-	const struct kf_task *task;	     /* required */
-	const char *reference_source;	     /* the reference kernel file text (required) */
+	const struct kf_task *task;          /* required */
+	const char *reference_source;        /* the reference kernel file text (required) */
 	const struct kf_device_info *device; /* target; NULL: use arch */
-	const char *arch;		     /* "sm_90" when no device; NULL: "sm_90" */
+	const char *arch;                    /* "sm_90" when no device; NULL: "sm_90" */
 	size_t n_examples;
 	const struct kf_prompt_example *examples;
-	const char *parent_source;		   /* NULL: first attempt */
+	const char *parent_source;                 /* NULL: first attempt */
 	const struct kf_prompt_feedback *feedback; /* about the parent; may be NULL */
-	enum kf_edit_mode mode;			   /* DIFF needs a parent, else FULL is used */
+	enum kf_edit_mode mode;                    /* DIFF needs a parent, else FULL is used */
 };
 
 /* Renders the system and user messages from the templates (embedded agent/prompts/NAME.txt; a directory

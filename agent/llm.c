@@ -321,7 +321,7 @@ enum kf_status kf_llm_client_new(const struct kf_llm_config *cfg, struct kf_llm_
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : DEFAULT_TIMEOUT_MS;
 	c->connect_timeout_ms =
 	    cfg->connect_timeout_ms ? cfg->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS;
-	c->max_retries = cfg->max_retries == 0	? DEFAULT_MAX_RETRIES
+	c->max_retries = cfg->max_retries == 0  ? DEFAULT_MAX_RETRIES
 			 : cfg->max_retries < 0 ? 0
 						: cfg->max_retries;
 	c->temperature_set = cfg->temperature_set;

@@ -181,8 +181,8 @@ static void copy_clean(char *dst, size_t n, const char *src, size_t len)
 
 static bool says_quota(const char *s)
 {
-	static const char *const words[] = {"insufficient_quota", "quota",	 "spend limit",
-					    "spending limit",	  "usage limit", "billing",
+	static const char *const words[] = {"insufficient_quota", "quota",       "spend limit",
+					    "spending limit",     "usage limit", "billing",
 					    "credit balance"};
 	char low[512];
 	size_t i;

@@ -57,18 +57,18 @@ bool kf_strategy_parse(const char *s, enum kf_strategy *out)
 /* ---- what the loop keeps per candidate (parallel to the search's list) ------------------------ */
 
 struct cand {
-	int64_t id;            /* knowledge-base candidate id */
+	int64_t id; /* knowledge-base candidate id */
 	char *source;
-	char verdict[32];      /* "pass", "compile_error", ... ; "" for the reference */
-	char *reason;          /* verdict reason (bounded) */
-	char *compile_log;     /* excerpt, compile errors only */
-	char *check;           /* the failing check, for a public shape only */
+	char verdict[32];  /* "pass", "compile_error", ... ; "" for the reference */
+	char *reason;      /* verdict reason (bounded) */
+	char *compile_log; /* excerpt, compile errors only */
+	char *check;       /* the failing check, for a public shape only */
 	bool has_shape;
 	struct kf_shape shape; /* the failing public shape */
 	double max_error;
-	char *profile_text;    /* correct candidates */
+	char *profile_text; /* correct candidates */
 	double lo, hi;
-	bool force_full;       /* the last diff against it did not apply: ask for whole files */
+	bool force_full; /* the last diff against it did not apply: ask for whole files */
 	int edits_unmatched, edits_total;
 };
 
@@ -116,12 +116,12 @@ struct opt {
 	size_t n_cands, cap_cands;
 	struct req *reqs;
 	size_t cap_reqs;
-	uint64_t k0;              /* requests recorded before this session (resume) */
+	uint64_t k0;                 /* requests recorded before this session (resume) */
 	uint64_t submitted, handled; /* request numbers, k0-based */
-	int best;                 /* index of the best correct candidate (0: the reference) */
+	int best;                    /* index of the best correct candidate (0: the reference) */
 	int no_improve;
 	bool stop_submit;
-	const char *stop_why;     /* "budget", "done" */
+	const char *stop_why; /* "budget", "done" */
 	double t0_ms;
 	double spend_usd;
 	int64_t tokens_in, tokens_out, calls;
@@ -259,9 +259,9 @@ static void *eval_main(void *arg)
 		po.seed = j->vr->seed;
 		po.worker_path = j->worker_path;
 		if (j->backend == KF_BACKEND_CPU)
-			/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2% relative
-			 * standard error, at most 30 samples or 1.5 s a side (the bootstrap interval stays honest:
-			 * it is computed from whatever was sampled) */
+			/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2%
+			 * relative standard error, at most 30 samples or 1.5 s a side (the bootstrap interval
+			 * stays honest: it is computed from whatever was sampled) */
 			po.rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
 		if ((j->pst = kf_kfile_parse("candidate.cu", j->source, j->len, &kf, &j->perr)) == KF_OK &&
 		    (j->pst = kf_kfile_bind(kf, j->task, &j->perr)) == KF_OK)
@@ -273,7 +273,8 @@ static void *eval_main(void *arg)
 			struct kf_err e2 = KF_ERR_INIT;
 			vo.strict = true;
 			vo.seed = 0;
-			if (!kf_verify_source(j->task, "candidate.cu", j->source, j->len, &vo, &strict, &e2) &&
+			if (!kf_verify_source(j->task, "candidate.cu", j->source, j->len, &vo, &strict,
+					      &e2) &&
 			    strict->status != KF_VERDICT_PASS) {
 				kf_verify_result_free(j->vr);
 				j->vr = strict;
@@ -308,7 +309,8 @@ static double geomean_ok(double acc, size_t n)
 /* Turns a finished evaluation into the cand fields, the search observation and kb records, and records
  * the step (llm call, candidate, evaluation, timings) in one transaction. */
 static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_llm_call *call, struct cand *c,
-				  struct kf_search_cand *sc, const char *edit_kind, struct eval_job *j, struct kf_err *err)
+				  struct kf_search_cand *sc, const char *edit_kind, struct eval_job *j,
+				  struct kf_err *err)
 {
 	struct kf_verify_result *vr = j->vr;
 	struct kf_profile_result *pr = j->pr;
@@ -332,7 +334,8 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 			snprintf(reason, sizeof(reason), "outputs of timed launches were wrong");
 			for (size_t i = 0; i < pr->n_shapes; i++)
 				if (!pr->shapes[i].outputs_ok) {
-					snprintf(reason, sizeof(reason), "outputs of timed launches were wrong: %s",
+					snprintf(reason, sizeof(reason),
+						 "outputs of timed launches were wrong: %s",
 						 pr->shapes[i].recheck_detail);
 					break;
 				}
@@ -363,8 +366,8 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 			}
 			nt++;
 		}
-		/* the aggregate over timing shapes is the geometric mean; so is its interval (an approximation:
-		 * per-shape intervals are in the timings) */
+		/* the aggregate over timing shapes is the geometric mean; so is its interval (an
+		 * approximation: per-shape intervals are in the timings) */
 		speedup = geomean_ok(pacc, nt);
 		c->lo = geomean_ok(lacc, nt);
 		c->hi = geomean_ok(hacc, nt);
@@ -387,8 +390,9 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 			if (isfinite(s->max_abs))
 				c->max_error = s->max_abs;
 		} else {
-			c->check = kf_strdup("the kernel fails at a shape you are not shown (a hidden or edge shape): "
-					     "make it correct for every value of the dims");
+			c->check = kf_strdup(
+			    "the kernel fails at a shape you are not shown (a hidden or edge shape): "
+			    "make it correct for every value of the dims");
 		}
 		break;
 	}
@@ -397,7 +401,7 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 
 	/* shape rows for the record (the knowledge base is not a prompt) */
 	struct kf_kb_shape_row *rows = calloc(vr->n_shapes + 1, sizeof(*rows));
-	char (*dims)[256] = calloc(vr->n_shapes + 1, sizeof(*dims));
+	char(*dims)[256] = calloc(vr->n_shapes + 1, sizeof(*dims));
 	if (!rows || !dims) {
 		free(rows);
 		free(dims);
@@ -500,8 +504,9 @@ static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 	for (size_t i = 0; i < n_ex && n_pex < N_EXAMPLES; i++) {
 		if (!ex[i].source || !strcmp(ex[i].source, p->source))
 			continue;
-		pex[n_pex++] = (struct kf_prompt_example){ex[i].same_task ? NULL : ex[i].task_name, ex[i].source,
-							   ex[i].speedup, ex[i].tags, ex[i].change};
+		pex[n_pex++] =
+		    (struct kf_prompt_example){ex[i].same_task ? NULL : ex[i].task_name, ex[i].source,
+					       ex[i].speedup, ex[i].tags, ex[i].change};
 	}
 	struct kf_prompt_feedback fb = {0};
 	struct kf_search_cand *ps = kf_search_at(z->search, (size_t)pick.parent);
@@ -633,7 +638,8 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	if (pthread_create(&j->th, NULL, eval_main, j)) {
 		free(j);
 		kf_parse_result_release(&pr);
-		return kf_err_set(err, KF_ERR_INTERNAL, "cannot start an evaluation thread: %s", strerror(errno));
+		return kf_err_set(err, KF_ERR_INTERNAL, "cannot start an evaluation thread: %s",
+				  strerror(errno));
 	}
 	/* while it runs, keep the LLM requests moving; replies wait in their slots */
 	while (!atomic_load(&j->done)) {
@@ -700,8 +706,8 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): pass, %.3fx (%s)",
 			 (long long)c->id, kind, (long long)parent->id, rq->why, sc.speedup, z->res->clock);
 	else
-		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): %s", (long long)c->id, kind,
-			 (long long)parent->id, rq->why, c->verdict);
+		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): %s", (long long)c->id,
+			 kind, (long long)parent->id, rq->why, c->verdict);
 out:
 	kf_verify_result_free(j->vr);
 	kf_profile_result_free(j->pr);
@@ -771,7 +777,8 @@ static int timing_cb(void *ctx, const struct kf_kb_timing *t)
 	struct opt *z = ctx;
 	for (size_t i = 1; i < z->n_cands; i++)
 		if (z->cands[i].id == t->candidate_id) {
-			/* one timing shape per candidate on the cpu backend; for several, the last one stands in */
+			/* one timing shape per candidate on the cpu backend; for several, the last one stands
+			 * in */
 			z->cands[i].lo = t->speedup_ci_lo;
 			z->cands[i].hi = t->speedup_ci_hi;
 		}
@@ -817,8 +824,8 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 		sc.failed = !sc.correct;
 		sc.speedup = sc.correct ? e->speedup : 0;
 		if (!sc.correct)
-			c->check = kf_strdup(e->reason); /* the recorded reason; masked for hidden values by the
-							    prompt builder */
+			c->check = kf_strdup(e->reason); /* the recorded reason; masked for hidden values by
+							    the prompt builder */
 		enum kf_verdict v;
 		if (kf_verdict_parse(e->verdict, &v))
 			z->by_verdict[v]++;
@@ -873,7 +880,8 @@ static enum kf_status mkdir_p(const char *path, struct kf_err *err)
 		if (*p == '/') {
 			*p = 0;
 			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp,
+						  strerror(errno));
 			*p = '/';
 		}
 	if (mkdir(tmp, 0777) && errno != EEXIST)
@@ -900,7 +908,8 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 			snprintf(z->dtype, sizeof(z->dtype), "%s", kf_dtype_name(z->task->tensors[i].dtype));
 			break;
 		}
-	snprintf(z->toolchain, sizeof(z->toolchain), "%s", o->backend == KF_BACKEND_CUDA ? "nvrtc" : "cpu shim");
+	snprintf(z->toolchain, sizeof(z->toolchain), "%s",
+		 o->backend == KF_BACKEND_CUDA ? "nvrtc" : "cpu shim");
 	snprintf(z->res->clock, sizeof(z->res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
 	if ((st = mkdir_p(o->out_dir, err)))
 		return st;
@@ -922,12 +931,14 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 		if ((st = kf_kb_run_get(z->kb, o->resume_run, run_cb, &ri, err)))
 			return st;
 		if (ri.task_id != z->task_id)
-			return kf_err_set(err, KF_ERR_INVALID, "run %lld is not of task '%s' (or the task file changed)",
+			return kf_err_set(err, KF_ERR_INVALID,
+					  "run %lld is not of task '%s' (or the task file changed)",
 					  (long long)o->resume_run, z->task->name);
 		/* a finished run ("done", "budget") may be continued too, with a larger budget */
 		enum kf_strategy s;
 		if (!kf_strategy_parse(ri.strategy, &s))
-			return kf_err_set(err, KF_ERR_INVALID, "run %lld is not an optimize run (strategy '%s')",
+			return kf_err_set(err, KF_ERR_INVALID,
+					  "run %lld is not an optimize run (strategy '%s')",
 					  (long long)o->resume_run, ri.strategy);
 		if (s != z->strategy) {
 			z->strategy = s;
@@ -1048,7 +1059,8 @@ static void fill_result(struct opt *z)
 	}
 }
 
-enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res, struct kf_err *err)
+enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res,
+			   struct kf_err *err)
 {
 	struct opt z;
 	enum kf_status st;
@@ -1057,7 +1069,8 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 	memset(res, 0, sizeof(*res));
 	memset(&z, 0, sizeof(z));
 	if (!o || !o->task_path || !o->db_path || !o->out_dir)
-		return kf_err_set(err, KF_ERR_INVALID, "optimize needs a task, a database and an output folder");
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "optimize needs a task, a database and an output folder");
 	z.o = o;
 	z.res = res;
 	z.t0_ms = kf_now_ms();
@@ -1071,8 +1084,9 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 		goto done;
 	if ((st = setup(&z, err)))
 		goto done;
-	snprintf(z.event, sizeof(z.event), "%s run %lld of '%s' (seed %llu)", o->resume_run > 0 ? "resumed" : "started",
-		 (long long)z.run_id, z.task->name, (unsigned long long)z.seed);
+	snprintf(z.event, sizeof(z.event), "%s run %lld of '%s' (seed %llu)",
+		 o->resume_run > 0 ? "resumed" : "started", (long long)z.run_id, z.task->name,
+		 (unsigned long long)z.seed);
 	progress(&z);
 
 	for (;;) {
@@ -1123,7 +1137,8 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 	if (kf_optimize_stop) {
 		kf_kb_run_set_status(z.kb, z.run_id, "interrupted", &ferr);
 		snprintf(res->status, sizeof(res->status), "interrupted");
-		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted; resume with --resume %lld", (long long)z.run_id);
+		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted; resume with --resume %lld",
+				(long long)z.run_id);
 	} else {
 		const char *s = z.stop_why ? z.stop_why : "done";
 		snprintf(res->status, sizeof(res->status), "%s", s);

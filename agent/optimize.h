@@ -22,41 +22,41 @@ struct kf_optimize_progress {
 	int64_t by_verdict[KF_VERDICT_COUNT + 1]; /* last slot: parse_error */
 	double best_speedup, best_lo, best_hi;    /* 0 when nothing verified is faster yet */
 	double spend_usd, elapsed_s;
-	const char *event;                        /* one line about what just happened */
+	const char *event; /* one line about what just happened */
 };
 typedef void (*kf_optimize_progress_fn)(void *ctx, const struct kf_optimize_progress *p);
 
 struct kf_optimize_opts {
-	const char *task_path;                  /* required */
+	const char *task_path; /* required */
 	enum kf_strategy strategy;
-	struct kf_llm_config llm;               /* provider, model, base_url, concurrency, replay_path ... */
-	int64_t budget_calls;                   /* 0: default 20 */
-	double budget_usd;                      /* 0: none */
-	double time_limit_s;                    /* 0: none */
+	struct kf_llm_config llm; /* provider, model, base_url, concurrency, replay_path ... */
+	int64_t budget_calls;     /* 0: default 20 */
+	double budget_usd;        /* 0: none */
+	double time_limit_s;      /* 0: none */
 	enum kf_backend_kind backend;
-	const struct kf_device_info *device;    /* cuda: the probed device; NULL on cpu */
-	const char *db_path;                    /* required */
-	const char *out_dir;                    /* required: best.cu, report.md, report.html */
-	uint64_t seed;                          /* 0: random (recorded) */
-	int64_t resume_run;                     /* > 0: continue this run from the knowledge base */
-	kf_optimize_progress_fn progress;       /* may be NULL */
+	const struct kf_device_info *device; /* cuda: the probed device; NULL on cpu */
+	const char *db_path;                 /* required */
+	const char *out_dir;                 /* required: best.cu, report.md, report.html */
+	uint64_t seed;                       /* 0: random (recorded) */
+	int64_t resume_run;                  /* > 0: continue this run from the knowledge base */
+	kf_optimize_progress_fn progress;    /* may be NULL */
 	void *progress_ctx;
-	const char *worker_path;                /* NULL: default */
+	const char *worker_path; /* NULL: default */
 };
 
 struct kf_optimize_result {
 	int64_t run_id;
-	char status[16];              /* "done", "budget", "interrupted", "failed" (as recorded) */
-	bool improved;                /* a verified candidate is faster than the reference */
-	bool significant;             /* ... and its speedup interval's lower bound is above 1 */
-	int64_t best_candidate_id;    /* 0: none verified */
+	char status[16];           /* "done", "budget", "interrupted", "failed" (as recorded) */
+	bool improved;             /* a verified candidate is faster than the reference */
+	bool significant;          /* ... and its speedup interval's lower bound is above 1 */
+	int64_t best_candidate_id; /* 0: none verified */
 	double best_speedup, best_lo, best_hi;
-	char clock[8];                /* "gpu" or "cpu": what the speedup was measured with */
+	char clock[8]; /* "gpu" or "cpu": what the speedup was measured with */
 	int64_t calls, candidates, verified;
 	int64_t by_verdict[KF_VERDICT_COUNT + 1];
 	double spend_usd, elapsed_s;
 	int64_t tokens_in, tokens_out;
-	char best_path[PATH_MAX];     /* DIR/best.cu ("" when nothing verified) */
+	char best_path[PATH_MAX]; /* DIR/best.cu ("" when nothing verified) */
 	char report_md[PATH_MAX], report_html[PATH_MAX];
 };
 
@@ -64,7 +64,8 @@ struct kf_optimize_result {
  * KF_ERR_INTERRUPTED when SIGINT/SIGTERM stopped it (the run is recorded as interrupted and can be
  * resumed), KF_ERR_UNAVAILABLE (no API key, no GPU), KF_ERR_INVALID/PARSE/NOTFOUND (bad task,
  * broken reference, bad replay file), others internal. */
-enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res, struct kf_err *err);
+enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res,
+			   struct kf_err *err);
 
 /* Set to non-zero (from a signal handler) to stop kf_optimize at the next safe point. */
 extern volatile int kf_optimize_stop;

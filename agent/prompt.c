@@ -15,7 +15,7 @@
 #define COMPILE_LOG_MAX 3000u /* bytes of compiler output shown: the first errors are the useful ones */
 #define CHECK_TEXT_MAX 1000u
 #define PROFILE_MAX 3000u
-#define SOURCE_MAX (64u << 10)	/* the parent and the reference */
+#define SOURCE_MAX (64u << 10)  /* the parent and the reference */
 #define EXAMPLE_MAX (12u << 10) /* each knowledge-base example */
 #define EXAMPLES_MAX 8
 #define FIELD_MAX (256u << 10) /* any one rendered variable */
@@ -414,7 +414,7 @@ static enum kf_status add_examples(struct kf_buf *b, const struct kf_prompt_inpu
 		    kf_buf_add_truncated(&src, e->source ? e->source : "", e->source ? strlen(e->source) : 0);
 		if (!st) {
 			struct kf_tmpl_var v[] = {
-			    {"n", num},	       {"task", e->task_name}, {"speedup", speed},
+			    {"n", num},        {"task", e->task_name}, {"speedup", speed},
 			    {"tags", e->tags}, {"change", e->change},  {"source", src.data}};
 			if (i)
 				st = kf_buf_addch(b, '\n');
@@ -471,7 +471,7 @@ static enum kf_status add_feedback(struct kf_buf *b, const struct kf_prompt_inpu
 			st = render_named("feedback_correct.txt", v, KF_ARRAY_SIZE(v), b, err);
 		} else {
 			struct kf_tmpl_var v[] = {{"verdict", f->verdict},   {"check", check.data},
-						  {"shape", shape},	     {"max_error", maxerr},
+						  {"shape", shape},          {"max_error", maxerr},
 						  {"compile_log", log.data}, {"edits", edits.data}};
 			st = render_named("feedback_wrong.txt", v, KF_ARRAY_SIZE(v), b, err);
 		}

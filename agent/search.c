@@ -29,7 +29,7 @@ struct kf_search {
 	int n_islands;
 	size_t n, cap;
 	struct kf_search_cand *v;
-	int64_t added;             /* candidates added after the reference (migration clock) */
+	int64_t added; /* candidates added after the reference (migration clock) */
 };
 
 struct kf_search *kf_search_new(enum kf_strategy st, int n_islands)
@@ -84,7 +84,8 @@ static int best_member(const struct kf_search *s, int island)
 {
 	int best = 0;
 	for (size_t i = 1; i < s->n; i++)
-		if (s->v[i].correct && (s->v[i].islands >> island & 1u) && s->v[i].speedup > s->v[best].speedup)
+		if (s->v[i].correct && (s->v[i].islands >> island & 1u) &&
+		    s->v[i].speedup > s->v[best].speedup)
 			best = (int)i;
 	return best;
 }

@@ -14,28 +14,28 @@
 
 /* One candidate as the strategies see it. Index 0 is the reference (the root of every lineage). */
 struct kf_search_cand {
-	int parent;          /* index, -1 for the reference */
-	bool correct;        /* verified and its timed outputs re-checked */
-	bool failed;         /* evaluated and rejected (parse errors are not candidates) */
-	double speedup;      /* over the reference, correct ones only (reference: 1) */
-	int fail_depth;      /* failed ancestors in a row, itself included (0 when correct) */
-	int island;          /* evo island */
-	uint32_t islands;    /* evo: islands it belongs to (its own, plus where it migrated) */
-	int cell;            /* MAP-Elites cell of its behaviour features */
-	int depth;           /* edges from the reference */
+	int parent;       /* index, -1 for the reference */
+	bool correct;     /* verified and its timed outputs re-checked */
+	bool failed;      /* evaluated and rejected (parse errors are not candidates) */
+	double speedup;   /* over the reference, correct ones only (reference: 1) */
+	int fail_depth;   /* failed ancestors in a row, itself included (0 when correct) */
+	int island;       /* evo island */
+	uint32_t islands; /* evo: islands it belongs to (its own, plus where it migrated) */
+	int cell;         /* MAP-Elites cell of its behaviour features */
+	int depth;        /* edges from the reference */
 	/* mcts */
 	int visits;
-	double value;        /* sum of rewards below and at this node */
+	double value; /* sum of rewards below and at this node */
 	int n_children;
-	int pending;         /* expansions in flight */
-	bool repaired;       /* a failed node gets one repair expansion */
+	int pending;   /* expansions in flight */
+	bool repaired; /* a failed node gets one repair expansion */
 };
 
 /* A parent choice. */
 struct kf_search_pick {
 	int parent;
 	int island;
-	const char *why;     /* "repair", "exploit", "explore", "random", "uct" */
+	const char *why; /* "repair", "exploit", "explore", "random", "uct" */
 };
 
 struct kf_search;

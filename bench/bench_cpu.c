@@ -18,15 +18,15 @@
 #define REPS 5
 
 static const char naive_src[] =
-	"// kforge:launch matmul_naive grid=(cdiv(N,16),cdiv(N,16)) block=(16,16) args=(A, B, C, N)\n"
-	"extern \"C\" __global__ void matmul_naive(const float *A, const float *B, float *C, int n)\n"
-	"{\n"
-	"  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"  if (row >= n || col >= n) return;\n"
-	"  float acc = 0.0f;\n"
-	"  for (int k = 0; k < n; k++) acc += A[row * n + k] * B[k * n + col];\n"
-	"  C[row * n + col] = acc;\n"
-	"}\n";
+    "// kforge:launch matmul_naive grid=(cdiv(N,16),cdiv(N,16)) block=(16,16) args=(A, B, C, N)\n"
+    "extern \"C\" __global__ void matmul_naive(const float *A, const float *B, float *C, int n)\n"
+    "{\n"
+    "  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (row >= n || col >= n) return;\n"
+    "  float acc = 0.0f;\n"
+    "  for (int k = 0; k < n; k++) acc += A[row * n + k] * B[k * n + col];\n"
+    "  C[row * n + col] = acc;\n"
+    "}\n";
 
 struct mod {
 	void *so;
@@ -157,7 +157,8 @@ int main(void)
 	struct mod mt = {.fd = -1}, mn = {.fd = -1};
 	double ct, cn;
 	int rc = 0, ok_t = 0, ok_n = 0;
-	if (mod_build(tiled, "matmul_tiled", &mt, &ct) != 0 || mod_build(naive, "matmul_naive", &mn, &cn) != 0) {
+	if (mod_build(tiled, "matmul_tiled", &mt, &ct) != 0 ||
+	    mod_build(naive, "matmul_naive", &mn, &cn) != 0) {
 		rc = 1;
 		goto out;
 	}
@@ -165,8 +166,8 @@ int main(void)
 	double naive_ms = time_mod(&mn, A, B, C, R, &ok_n);
 	double sw = mt.switch_ns();
 	printf("native C triple loop (-O2), 256^3 f32: %.2f ms\n", native_ms);
-	printf("cpu backend tiled matmul (2 barriers/tile): %.2f ms  ratio %.1fx (target <= 15x)%s\n", tiled_ms,
-	       tiled_ms / native_ms, ok_t ? "" : "  WRONG RESULT");
+	printf("cpu backend tiled matmul (2 barriers/tile): %.2f ms  ratio %.1fx (target <= 15x)%s\n",
+	       tiled_ms, tiled_ms / native_ms, ok_t ? "" : "  WRONG RESULT");
 	printf("cpu backend naive matmul (no barriers):    %.2f ms  ratio %.1fx (target <= 5x)%s\n", naive_ms,
 	       naive_ms / native_ms, ok_n ? "" : "  WRONG RESULT");
 	printf("fiber switch: %.1f ns\n", sw);

@@ -48,16 +48,19 @@ static void rm_db(const char *p)
 /* A plausible kernel of ~700 bytes that differs per i (so hashes and FTS terms differ). */
 static void make_source(char *buf, size_t n, long i)
 {
-	static const char *ops[] = {"__expf", "fmaxf", "__shfl_xor_sync(0xffffffff, v, 16) +", "rsqrtf", "tanhf"};
+	static const char *ops[] = {"__expf", "fmaxf", "__shfl_xor_sync(0xffffffff, v, 16) +", "rsqrtf",
+				    "tanhf"};
 	snprintf(buf, n,
-		 "// candidate %ld\n#define TILE %ld\n__global__ void __launch_bounds__(256) k%ld(const float *__restrict__ x,\n"
+		 "// candidate %ld\n#define TILE %ld\n__global__ void __launch_bounds__(256) k%ld(const "
+		 "float *__restrict__ x,\n"
 		 "    float *__restrict__ y, int rows, int cols) {\n"
 		 "  __shared__ float tile[TILE][TILE + 1];\n"
 		 "  int r = blockIdx.y * TILE + threadIdx.y, c = blockIdx.x * TILE + threadIdx.x;\n"
 		 "  float v = (r < rows && c < cols) ? x[(size_t)r * cols + c] : 0.f;\n"
 		 "#pragma unroll\n  for (int s = 0; s < %ld; s++) v = %s(v);\n"
 		 "  tile[threadIdx.y][threadIdx.x] = v;\n  __syncthreads();\n"
-		 "  if (r < rows && c < cols) y[(size_t)r * cols + c] = tile[threadIdx.y][threadIdx.x] * %ld.0f;\n}\n",
+		 "  if (r < rows && c < cols) y[(size_t)r * cols + c] = tile[threadIdx.y][threadIdx.x] * "
+		 "%ld.0f;\n}\n",
 		 i, 8 + i % 25, i, 1 + i % 7, ops[i % 5], i % 1000);
 }
 
@@ -127,7 +130,9 @@ static int bench_record(const char *dir)
 	/* Baseline: the least a durable record can cost on this disk, one row in one transaction. */
 	if (sqlite3_open(raw_path, &db) != SQLITE_OK)
 		return 1;
-	sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE c (id INTEGER PRIMARY KEY, source TEXT)",
+	sqlite3_exec(db,
+		     "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE c (id INTEGER "
+		     "PRIMARY KEY, source TEXT)",
 		     NULL, NULL, NULL);
 	sqlite3_prepare_v2(db, "INSERT INTO c (source) VALUES (?1)", -1, &st, NULL);
 	for (long i = 0; i < N_RECORD; i++) {
@@ -146,7 +151,8 @@ static int bench_record(const char *dir)
 	kb_p99 = pct(kb_us, N_RECORD, 0.99);
 	kb_med = median(kb_us, N_RECORD);
 	raw_med = median(raw_us, N_RECORD);
-	printf("record candidate+evaluation: median %.1f us, p99 %.1f us (target < 1000 us); raw one-row insert %.1f us; "
+	printf("record candidate+evaluation: median %.1f us, p99 %.1f us (target < 1000 us); raw one-row "
+	       "insert %.1f us; "
 	       "ratio %.1fx\n",
 	       kb_med, kb_p99, raw_med, kb_med / raw_med);
 	return kb_med < 1000 ? 0 : 1;
@@ -178,7 +184,8 @@ static int bench_retrieve(const char *dir)
 		char hash[65];
 		snprintf(name, sizeof(name), "task_%03d", i);
 		snprintf(cat, sizeof(cat), "category_%02d", i % N_CATEGORIES);
-		snprintf(desc, sizeof(desc), "operation %d over rows of a matrix with op%d and op%d", i, i % 13, i % 17);
+		snprintf(desc, sizeof(desc), "operation %d over rows of a matrix with op%d and op%d", i,
+			 i % 13, i % 17);
 		kf_kb_hash_hex(name, strlen(name), hash);
 		t.name = name;
 		t.hash = hash;
@@ -239,10 +246,11 @@ static int bench_retrieve(const char *dir)
 	/* Baseline: an indexed fetch of five of the task's sources with no ranking at all. */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return 1;
-	sqlite3_prepare_v2(db,
-			   "SELECT c.source FROM tasks t JOIN candidates c ON c.task_id = t.id WHERE t.name = ?1 "
-			   "ORDER BY c.id DESC LIMIT 5",
-			   -1, &st, NULL);
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT c.source FROM tasks t JOIN candidates c ON c.task_id = t.id WHERE t.name = ?1 "
+	    "ORDER BY c.id DESC LIMIT 5",
+	    -1, &st, NULL);
 	for (int q = 0; q < N_QUERIES; q++) {
 		double t0;
 		size_t bytes = 0;
@@ -261,7 +269,8 @@ static int bench_retrieve(const char *dir)
 	kb_max = pct(kb_ms, N_QUERIES, 1.0);
 	kb_med = median(kb_ms, N_QUERIES);
 	raw_med = median(raw_ms, N_QUERIES);
-	printf("examples_for(k=5) over %d candidates (built in %.1f s): median %.2f ms, max %.2f ms (target < 10 ms), "
+	printf("examples_for(k=5) over %d candidates (built in %.1f s): median %.2f ms, max %.2f ms (target "
+	       "< 10 ms), "
 	       "%.1f examples per query; raw indexed fetch %.3f ms; ratio %.1fx\n",
 	       N_BIG, t_build / 1000, kb_med, kb_max, (double)total / N_QUERIES, raw_med, kb_med / raw_med);
 	return kb_med < 10 && total == 5 * N_QUERIES ? 0 : 1;

@@ -50,7 +50,8 @@ int main(void)
 		struct kf_verify_opts vo;
 		struct kf_verify_result *r = NULL;
 		kf_verify_opts_init(&vo);
-		vo.seed = 1000 + (uint64_t)i; /* fixed seeds: the reference cache is warm after the first run */
+		vo.seed =
+		    1000 + (uint64_t)i; /* fixed seeds: the reference cache is warm after the first run */
 		if (kf_verify_file(t, t->reference, &vo, &r, &err) || r->status != KF_VERDICT_PASS) {
 			fprintf(stderr, "bench_verify: %s\n", r ? r->reason : err.msg);
 			kf_verify_result_free(r);
@@ -59,16 +60,19 @@ int main(void)
 		parent_ms[i] = r->parent_ms;
 		wall_ms[i] = r->elapsed_ms;
 		if (i == 2)
-			printf("verify softmax example: %zu shapes, %u launches checked\n", r->n_shapes, r->launches);
+			printf("verify softmax example: %zu shapes, %u launches checked\n", r->n_shapes,
+			       r->launches);
 		kf_verify_result_free(r);
 	}
 	qsort(start_ms, 5, sizeof(double), cmp_d);
 	qsort(parent_ms, 3, sizeof(double), cmp_d);
 	qsort(wall_ms, 3, sizeof(double), cmp_d);
 	printf("worker start+end (baseline):      %8.1f ms (median of 5)\n", start_ms[2]);
-	printf("parent-side work per candidate:   %8.1f ms = %.2fx a worker start (target < 50 ms + worker start)\n",
+	printf("parent-side work per candidate:   %8.1f ms = %.2fx a worker start (target < 50 ms + worker "
+	       "start)\n",
 	       parent_ms[1], parent_ms[1] / start_ms[2]);
-	printf("whole verification (wall):        %8.1f ms = %.1fx a worker start\n", wall_ms[1], wall_ms[1] / start_ms[2]);
+	printf("whole verification (wall):        %8.1f ms = %.1fx a worker start\n", wall_ms[1],
+	       wall_ms[1] / start_ms[2]);
 	if (parent_ms[1] > 50.0 + start_ms[2]) {
 		printf("FAIL: parent-side work over its target\n");
 		rc = 1;

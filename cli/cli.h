@@ -61,7 +61,7 @@ const char *kf_cli_db_path(const char *flag_value);
 /* A tiny long-option parser for "--name VALUE", "--name=VALUE" and flags. Returns the index of the next
  * argument; sets *val for options that take a value. */
 struct kf_opt {
-	const char *name;   /* "backend" for --backend */
+	const char *name; /* "backend" for --backend */
 	bool takes_value;
 	const char **value; /* where the value goes (takes_value) */
 	bool *flag;         /* set to true (flags) */

@@ -30,40 +30,40 @@
 #include "verifier/verifier.h"
 
 static const char help[] =
-	"Runs a KernelBench-style benchmark over the tasks of SUITE (a folder searched for task.json files,\n"
-	"or a file listing task paths, one per line). Results are recorded in the knowledge base and\n"
-	"reported under --out as bench.html, bench.md, bench.json and bench.csv.\n\n"
-	"modes:\n"
-	"  (default)        run the search (kf_optimize) on each task, each with its own out dir\n"
-	"  --from-dir DIR   evaluate kernels generated elsewhere: DIR/<task name>.cu per task (no LLM);\n"
-	"                   verify each, profile the verified ones; a missing file counts as a failure\n"
-	"  --collect        no evaluation: report the newest run of each task found in --db (e.g. the\n"
-	"                   'kforge kb merge' of shard databases); with --from-dir only \"bench\" runs\n"
-	"  --slurm          write OUT/bench.sbatch, a job array of --shards N elements (default 4), each\n"
-	"                   running shard I/N into DB.shard-I.db and OUT/shard-I, submit it with sbatch\n"
-	"                   and print the job id\n\n"
-	"options:\n"
-	"  --level N        only tasks of KernelBench level N\n"
-	"  --tasks GLOB     only tasks whose name matches GLOB\n"
-	"  --shard I/N      the tasks, sorted by name, whose 0-based index % N == I-1 (1 <= I <= N)\n"
-	"  --p LIST         fast_p thresholds (default 0,0.5,0.8,1,1.5,2)\n"
-	"  --provider P --model M --base-url URL --strategy evo|mcts --budget-calls N --seed N\n"
-	"                   search settings (default mode; provider openai or anthropic, picked from\n"
-	"                   the keys and base URLs set when not given; one LLM request at a time per task)\n"
-	"  --jobs N         tasks at once (cpu backend only; on cuda GPU timing never overlaps: 1)\n"
-	"  --backend B      auto (default), cpu or cuda\n"
-	"  --db FILE        the knowledge base (default $KFORGE_DB, then kforge.db)\n"
-	"  --out DIR        report folder (default bench-out)\n"
-	"  --json           print the JSON report on stdout instead of the summary\n"
-	"metrics: fast_p = (# tasks correct AND speedup > p) / (# all tasks, failures and missing included);\n"
-	"the significant variant counts a task only when its speedup interval's lower bound is above p;\n"
-	"speedups are against each task's reference kernel. On the cpu backend they are CPU times.\n"
-	"exit: 0 benchmark done (results are data), 2 bad arguments or suite, 3 internal, 4 unavailable\n";
+    "Runs a KernelBench-style benchmark over the tasks of SUITE (a folder searched for task.json files,\n"
+    "or a file listing task paths, one per line). Results are recorded in the knowledge base and\n"
+    "reported under --out as bench.html, bench.md, bench.json and bench.csv.\n\n"
+    "modes:\n"
+    "  (default)        run the search (kf_optimize) on each task, each with its own out dir\n"
+    "  --from-dir DIR   evaluate kernels generated elsewhere: DIR/<task name>.cu per task (no LLM);\n"
+    "                   verify each, profile the verified ones; a missing file counts as a failure\n"
+    "  --collect        no evaluation: report the newest run of each task found in --db (e.g. the\n"
+    "                   'kforge kb merge' of shard databases); with --from-dir only \"bench\" runs\n"
+    "  --slurm          write OUT/bench.sbatch, a job array of --shards N elements (default 4), each\n"
+    "                   running shard I/N into DB.shard-I.db and OUT/shard-I, submit it with sbatch\n"
+    "                   and print the job id\n\n"
+    "options:\n"
+    "  --level N        only tasks of KernelBench level N\n"
+    "  --tasks GLOB     only tasks whose name matches GLOB\n"
+    "  --shard I/N      the tasks, sorted by name, whose 0-based index % N == I-1 (1 <= I <= N)\n"
+    "  --p LIST         fast_p thresholds (default 0,0.5,0.8,1,1.5,2)\n"
+    "  --provider P --model M --base-url URL --strategy evo|mcts --budget-calls N --seed N\n"
+    "                   search settings (default mode; provider openai or anthropic, picked from\n"
+    "                   the keys and base URLs set when not given; one LLM request at a time per task)\n"
+    "  --jobs N         tasks at once (cpu backend only; on cuda GPU timing never overlaps: 1)\n"
+    "  --backend B      auto (default), cpu or cuda\n"
+    "  --db FILE        the knowledge base (default $KFORGE_DB, then kforge.db)\n"
+    "  --out DIR        report folder (default bench-out)\n"
+    "  --json           print the JSON report on stdout instead of the summary\n"
+    "metrics: fast_p = (# tasks correct AND speedup > p) / (# all tasks, failures and missing included);\n"
+    "the significant variant counts a task only when its speedup interval's lower bound is above p;\n"
+    "speedups are against each task's reference kernel. On the cpu backend they are CPU times.\n"
+    "exit: 0 benchmark done (results are data), 2 bad arguments or suite, 3 internal, 4 unavailable\n";
 
 #define BENCH_REPORT_MAX ((size_t)128 << 20)
 
 struct bench_entry {
-	char *path;  /* the task file */
+	char *path; /* the task file */
 	char *name;
 	char *category;
 	int level;
@@ -128,7 +128,8 @@ static int entry_cmp(const void *a, const void *b)
 
 /* Reads SUITE (a folder or a list file), loads every task for its name and level, filters, sorts by name
  * and checks names are unique (DIR/<name>.cu and the reports key on them). */
-static enum kf_status suite_load(const char *spec, int level, const char *glob, struct suite *s, struct kf_err *err)
+static enum kf_status suite_load(const char *spec, int level, const char *glob, struct suite *s,
+				 struct kf_err *err)
 {
 	struct stat sb;
 	enum kf_status st = KF_OK;
@@ -139,7 +140,8 @@ static enum kf_status suite_load(const char *spec, int level, const char *glob, 
 		walk_status = KF_OK;
 		walk_err = err;
 		if (nftw(spec, walk_fn, 32, FTW_PHYS) && !walk_status)
-			return kf_err_set(err, KF_ERR_IO, "cannot walk suite '%s': %s", spec, strerror(errno));
+			return kf_err_set(err, KF_ERR_IO, "cannot walk suite '%s': %s", spec,
+					  strerror(errno));
 		if (walk_status)
 			return walk_status;
 	} else {
@@ -208,8 +210,8 @@ static enum kf_status suite_load(const char *spec, int level, const char *glob, 
 	qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
 	for (size_t i = 1; i < s->n; i++)
 		if (!strcmp(s->e[i].name, s->e[i - 1].name))
-			return kf_err_set(err, KF_ERR_INVALID, "two tasks are named '%s' ('%s' and '%s')", s->e[i].name,
-					  s->e[i - 1].path, s->e[i].path);
+			return kf_err_set(err, KF_ERR_INVALID, "two tasks are named '%s' ('%s' and '%s')",
+					  s->e[i].name, s->e[i - 1].path, s->e[i].path);
 	return KF_OK;
 }
 
@@ -257,7 +259,8 @@ static enum kf_status mkdir_p(const char *path, struct kf_err *err)
 		if (*p == '/') {
 			*p = 0;
 			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp,
+						  strerror(errno));
 			*p = '/';
 		}
 	if (mkdir(tmp, 0777) && errno != EEXIST)
@@ -371,14 +374,17 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 				enum kf_status pst = kf_profile_run(task, kf, &po, &pr, &terr);
 				if (pst == KF_ERR_RUNTIME) {
 					vr->status = KF_VERDICT_RUNTIME_ERROR;
-					snprintf(vr->reason, sizeof(vr->reason), "failed while timed: %s", terr.msg);
+					snprintf(vr->reason, sizeof(vr->reason), "failed while timed: %s",
+						 terr.msg);
 				} else if (pst) {
 					outcome = "error";
 				} else if (!pr->timed_outputs_ok) {
 					vr->status = KF_VERDICT_WRONG_OUTPUT;
-					snprintf(vr->reason, sizeof(vr->reason), "outputs of timed launches were wrong");
+					snprintf(vr->reason, sizeof(vr->reason),
+						 "outputs of timed launches were wrong");
 				} else if (pr->implausible) {
-					/* an impossible time or a > 10x speedup earns a stricter re-verification */
+					/* an impossible time or a > 10x speedup earns a stricter
+					 * re-verification */
 					struct kf_verify_result *strict = NULL;
 					vo.strict = true;
 					vo.seed = 0;
@@ -401,7 +407,8 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 				.backend = kf_backend_name(c->backend),
 				.seed = (int64_t)(vr ? vr->seed : c->seed),
 				.started_at = started};
-	config = run_config("from-dir", kernel, outcome, outcome && strcmp(outcome, "missing") ? terr.msg : NULL);
+	config =
+	    run_config("from-dir", kernel, outcome, outcome && strcmp(outcome, "missing") ? terr.msg : NULL);
 	run.config = config;
 	if ((st = kf_kb_begin(kb, err)))
 		goto out;
@@ -410,7 +417,8 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 	if (!outcome) {
 		struct kf_kb_candidate cand = {.run_id = *run_id, .edit_kind = "bench", .source = src.data};
 		char fake_arch[16];
-		snprintf(fake_arch, sizeof(fake_arch), "%s", c->backend == KF_BACKEND_CUDA ? c->dev.arch : "cpu");
+		snprintf(fake_arch, sizeof(fake_arch), "%s",
+			 c->backend == KF_BACKEND_CUDA ? c->dev.arch : "cpu");
 		rows = calloc(vr->n_shapes ? vr->n_shapes : 1, sizeof(*rows));
 		dims = calloc(vr->n_shapes ? vr->n_shapes : 1, sizeof(*dims));
 		if (!rows || !dims) {
@@ -420,8 +428,8 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 		for (size_t i = 0; i < vr->n_shapes; i++) {
 			const struct kf_shape_report *sr = &vr->shapes[i];
 			shape_json(&sr->shape, dims[i], sizeof(dims[i]));
-			rows[i] = (struct kf_kb_shape_row){dims[i], kf_verdict_name(sr->status), sr->max_abs, sr->max_rel,
-							   sr->detail};
+			rows[i] = (struct kf_kb_shape_row){dims[i], kf_verdict_name(sr->status), sr->max_abs,
+							   sr->max_rel, sr->detail};
 		}
 		size_t n_t = 0;
 		double logsum = 0;
@@ -437,23 +445,24 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 				const struct kf_profile_shape *ps = &pr->shapes[i];
 				shape_json(&ps->shape, tdims[i], sizeof(tdims[i]));
 				tm[n_t++] = (struct kf_kb_timing){
-					.shape = tdims[i],
-					.clock = !strcmp(pr->clock, "cpu") ? "cpu"
-						 : !strcmp(ps->cand.timing_source, "cupti") ? "cupti"
-											    : "cuda_event",
-					.n_samples = (int)ps->cand.n,
-					.median_ms = ps->cand.stats.median / 1e6,
-					.iqr_ms = ps->cand.stats.iqr / 1e6,
-					.ref_median_ms = ps->ref.stats.median / 1e6,
-					.speedup = ps->speedup.point,
-					.speedup_ci_lo = ps->speedup.lo,
-					.speedup_ci_hi = ps->speedup.hi};
+				    .shape = tdims[i],
+				    .clock = !strcmp(pr->clock, "cpu")                  ? "cpu"
+					     : !strcmp(ps->cand.timing_source, "cupti") ? "cupti"
+											: "cuda_event",
+				    .n_samples = (int)ps->cand.n,
+				    .median_ms = ps->cand.stats.median / 1e6,
+				    .iqr_ms = ps->cand.stats.iqr / 1e6,
+				    .ref_median_ms = ps->ref.stats.median / 1e6,
+				    .speedup = ps->speedup.point,
+				    .speedup_ci_lo = ps->speedup.lo,
+				    .speedup_ci_hi = ps->speedup.hi};
 				logsum += log(ps->speedup.point > 0 ? ps->speedup.point : 1e-12);
 			}
 		}
 		struct kf_kb_eval ev = {.backend = kf_backend_name(c->backend),
 					.arch = fake_arch,
-					.toolchain = c->backend == KF_BACKEND_CUDA ? "nvrtc" : kf_cpu_compiler_id(),
+					.toolchain =
+					    c->backend == KF_BACKEND_CUDA ? "nvrtc" : kf_cpu_compiler_id(),
 					.device = c->dev.name,
 					.dtype = main_dtype(task),
 					.verdict = kf_verdict_name(vr->status),
@@ -506,7 +515,8 @@ static enum kf_status record_failed(const struct bench_ctx *c, const struct benc
 	int64_t task_id = 0;
 	char *config = run_config("optimize", NULL, "error", why);
 	enum kf_status st;
-	if (!(st = kf_kb_open(c->db_path, 0, &kb, err)) && !(st = kf_task_load(e->path, 0, NULL, &task, err)) &&
+	if (!(st = kf_kb_open(c->db_path, 0, &kb, err)) &&
+	    !(st = kf_task_load(e->path, 0, NULL, &task, err)) &&
 	    !(st = kf_kb_task_put_loaded(kb, task, &task_id, err))) {
 		struct kf_kb_run run = {.task_id = task_id,
 					.strategy = kf_strategy_name(c->strategy),
@@ -647,7 +657,8 @@ static enum kf_status run_all(const struct bench_ctx *c, const struct suite *s, 
 			done++;
 			if (r != (ssize_t)sizeof(m)) {
 				if (!st)
-					st = kf_err_set(err, KF_ERR_CRASH, "task '%s': its bench process died", s->e[i].name);
+					st = kf_err_set(err, KF_ERR_CRASH,
+							"task '%s': its bench process died", s->e[i].name);
 			} else if (m.status) {
 				if (!st) {
 					st = kf_err_set(err, (enum kf_status)m.status, "%s", m.msg);
@@ -673,7 +684,7 @@ static enum kf_status run_all(const struct bench_ctx *c, const struct suite *s, 
 /* ---- --collect: the newest run of each task in the database ---- */
 
 struct pick {
-	const char *only;  /* strategy filter, or NULL: any but "verify" */
+	const char *only; /* strategy filter, or NULL: any but "verify" */
 	int64_t id;
 	double started;
 };
@@ -756,8 +767,9 @@ static size_t metrics_all(const struct kf_bench_task *rows, size_t n, const doub
 }
 
 static enum kf_status write_reports(const char *out_dir, const struct kf_bench_info *info,
-				    const struct kf_bench_task *rows, size_t n, const struct kf_bench_metrics *m,
-				    size_t n_m, struct kf_buf *json, struct kf_err *err)
+				    const struct kf_bench_task *rows, size_t n,
+				    const struct kf_bench_metrics *m, size_t n_m, struct kf_buf *json,
+				    struct kf_err *err)
 {
 	static const char *const names[] = {"bench.json", "bench.md", "bench.csv", "bench.html"};
 	enum kf_status st = mkdir_p(out_dir, err);
@@ -792,8 +804,9 @@ static void print_summary(const struct kf_bench_metrics *m, size_t n_m, const ch
 			printf("level %d: ", m[i].level);
 		else
 			printf("all: ");
-		printf("%zu tasks, %zu compiled, %zu correct (%.1f%%), geomean speedup %.3fx over %zu\n", m[i].n_tasks,
-		       m[i].n_compiled, m[i].n_correct, 100 * m[i].correct_rate, m[i].geomean, m[i].n_geomean);
+		printf("%zu tasks, %zu compiled, %zu correct (%.1f%%), geomean speedup %.3fx over %zu\n",
+		       m[i].n_tasks, m[i].n_compiled, m[i].n_correct, 100 * m[i].correct_rate, m[i].geomean,
+		       m[i].n_geomean);
 		printf("  fast_p:");
 		for (size_t k = 0; k < m[i].n_p; k++)
 			printf(" fast_%g=%.3f", m[i].p[k], m[i].fast[k]);
@@ -849,7 +862,8 @@ static const char *abs_path(const char *p, char *buf, size_t n)
 	return buf;
 }
 
-static int do_slurm(int argc, char **argv, const char *db_path, const char *out_dir, unsigned shards, bool json)
+static int do_slurm(int argc, char **argv, const char *db_path, const char *out_dir, unsigned shards,
+		    bool json)
 {
 	struct kf_buf sc = KF_BUF_INIT((size_t)1 << 20);
 	struct kf_err err = KF_ERR_INIT;
@@ -871,12 +885,13 @@ static int do_slurm(int argc, char **argv, const char *db_path, const char *out_
 		return KF_EXIT_INTERNAL;
 	}
 	snprintf(script, sizeof(script), "%s/bench.sbatch", out_abs);
-	st = kf_buf_addf(&sc,
-			 "#!/bin/bash\n# kforge bench as a Slurm job array: element I runs shard I/%u with its own\n"
-			 "# database and out dir; afterwards: kforge kb merge then kforge bench --collect.\n"
-			 "#SBATCH --job-name=kforge-bench\n#SBATCH --array=1-%u\n#SBATCH --ntasks=1\n"
-			 "#SBATCH --output=%s/slurm-%%A_%%a.log\nset -eu\ncd ",
-			 shards, shards, out_abs);
+	st = kf_buf_addf(
+	    &sc,
+	    "#!/bin/bash\n# kforge bench as a Slurm job array: element I runs shard I/%u with its own\n"
+	    "# database and out dir; afterwards: kforge kb merge then kforge bench --collect.\n"
+	    "#SBATCH --job-name=kforge-bench\n#SBATCH --array=1-%u\n#SBATCH --ntasks=1\n"
+	    "#SBATCH --output=%s/slurm-%%A_%%a.log\nset -eu\ncd ",
+	    shards, shards, out_abs);
 	if (!st)
 		st = sh_quote(&sc, cwd);
 	if (!st)
@@ -934,7 +949,8 @@ static int do_slurm(int argc, char **argv, const char *db_path, const char *out_
 	int rc = pclose(p);
 	line[strcspn(line, ";\r\n")] = 0;
 	if (rc != 0 || !line[0]) {
-		kf_cli_error("sbatch failed (exit %d); the script is '%s'", WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, script);
+		kf_cli_error("sbatch failed (exit %d); the script is '%s'",
+			     WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, script);
 		return WIFEXITED(rc) && WEXITSTATUS(rc) == 127 ? KF_EXIT_UNAVAILABLE : KF_EXIT_INTERNAL;
 	}
 	if (json) {
@@ -955,7 +971,8 @@ static int do_slurm(int argc, char **argv, const char *db_path, const char *out_
 		printf("%s\n", line);
 		fprintf(stderr,
 			"submitted job array %s (%u shards, script '%s')\nwhen it is done:\n"
-			"  kforge kb merge %s.shard-*.db -o MERGED.db\n  kforge bench SUITE --collect --db MERGED.db\n",
+			"  kforge kb merge %s.shard-*.db -o MERGED.db\n  kforge bench SUITE --collect --db "
+			"MERGED.db\n",
 			line, shards, script, stem);
 	}
 	return KF_EXIT_OK;
@@ -967,20 +984,29 @@ int cmd_bench(int argc, char **argv)
 {
 	const char *level_s = NULL, *glob = NULL, *provider_s = NULL, *model = NULL, *base_url = NULL,
 		   *strategy_s = NULL, *budget_s = NULL, *jobs_s = NULL, *backend_s = NULL, *db = NULL,
-		   *out_dir = NULL, *shard_s = NULL, *from_dir = NULL, *p_s = NULL, *seed_s = NULL, *shards_s = NULL,
-		   *pos[1];
+		   *out_dir = NULL, *shard_s = NULL, *from_dir = NULL, *p_s = NULL, *seed_s = NULL,
+		   *shards_s = NULL, *pos[1];
 	bool json = false, slurm = false, collect = false;
 	const struct kf_opt opts[] = {
-		{"level", true, &level_s, NULL},       {"tasks", true, &glob, NULL},
-		{"provider", true, &provider_s, NULL}, {"model", true, &model, NULL},
-		{"base-url", true, &base_url, NULL},   {"strategy", true, &strategy_s, NULL},
-		{"budget-calls", true, &budget_s, NULL}, {"jobs", true, &jobs_s, NULL},
-		{"backend", true, &backend_s, NULL},   {"db", true, &db, NULL},
-		{"out", true, &out_dir, NULL},         {"shard", true, &shard_s, NULL},
-		{"from-dir", true, &from_dir, NULL},   {"p", true, &p_s, NULL},
-		{"seed", true, &seed_s, NULL},         {"shards", true, &shards_s, NULL},
-		{"json", false, NULL, &json},
-		{"slurm", false, NULL, &slurm},        {"collect", false, NULL, &collect},
+	    {"level", true, &level_s, NULL},
+	    {"tasks", true, &glob, NULL},
+	    {"provider", true, &provider_s, NULL},
+	    {"model", true, &model, NULL},
+	    {"base-url", true, &base_url, NULL},
+	    {"strategy", true, &strategy_s, NULL},
+	    {"budget-calls", true, &budget_s, NULL},
+	    {"jobs", true, &jobs_s, NULL},
+	    {"backend", true, &backend_s, NULL},
+	    {"db", true, &db, NULL},
+	    {"out", true, &out_dir, NULL},
+	    {"shard", true, &shard_s, NULL},
+	    {"from-dir", true, &from_dir, NULL},
+	    {"p", true, &p_s, NULL},
+	    {"seed", true, &seed_s, NULL},
+	    {"shards", true, &shards_s, NULL},
+	    {"json", false, NULL, &json},
+	    {"slurm", false, NULL, &slurm},
+	    {"collect", false, NULL, &collect},
 	};
 	size_t n_pos, n_p, n_m = 0;
 	uint64_t v;
@@ -1012,15 +1038,19 @@ int cmd_bench(int argc, char **argv)
 	if (shard_s && !parse_shard(shard_s, &shard_i, &shard_n))
 		return kf_cli_usage_error("bench", "--shard needs I/N with 1 <= I <= N, not '%s'", shard_s);
 	if (shards_s && (!kf_cli_parse_u64(shards_s, &v) || v < 1 || v > 10000))
-		return kf_cli_usage_error("bench", "--shards needs a number from 1 to 10000, not '%s'", shards_s);
+		return kf_cli_usage_error("bench", "--shards needs a number from 1 to 10000, not '%s'",
+					  shards_s);
 	if (shards_s)
 		shards = (unsigned)v;
-	if (p_s ? !kf_bench_p_parse(p_s, p, KF_BENCH_MAX_P, &n_p) : !(n_p = kf_bench_p_default(p, KF_BENCH_MAX_P)))
-		return kf_cli_usage_error("bench", "--p needs a comma-separated list of numbers >= 0, not '%s'", p_s);
+	if (p_s ? !kf_bench_p_parse(p_s, p, KF_BENCH_MAX_P, &n_p)
+		: !(n_p = kf_bench_p_default(p, KF_BENCH_MAX_P)))
+		return kf_cli_usage_error("bench",
+					  "--p needs a comma-separated list of numbers >= 0, not '%s'", p_s);
 	if (seed_s && !kf_cli_parse_u64(seed_s, &c.seed))
 		return kf_cli_usage_error("bench", "--seed needs a number, not '%s'", seed_s);
 	if (budget_s && (!kf_cli_parse_u64(budget_s, &v) || !v || v > INT64_MAX))
-		return kf_cli_usage_error("bench", "--budget-calls needs a positive number, not '%s'", budget_s);
+		return kf_cli_usage_error("bench", "--budget-calls needs a positive number, not '%s'",
+					  budget_s);
 	c.budget_calls = budget_s ? (int64_t)v : 0;
 	if (strategy_s && !collect && !kf_strategy_parse(strategy_s, &c.strategy))
 		return kf_cli_usage_error("bench", "--strategy must be evo or mcts, not '%s'", strategy_s);
@@ -1028,25 +1058,29 @@ int cmd_bench(int argc, char **argv)
 	/* the provider as 'kforge optimize' picks it: --provider, then the keys and base URLs set */
 	if (provider_s) {
 		if (!kf_llm_provider_parse(provider_s, &c.llm.provider))
-			return kf_cli_usage_error("bench", "--provider must be openai, anthropic or replay, not '%s'",
-						  provider_s);
+			return kf_cli_usage_error(
+			    "bench", "--provider must be openai, anthropic or replay, not '%s'", provider_s);
 	} else if (base_url || getenv("OPENAI_API_KEY") || getenv("OPENAI_BASE_URL")) {
 		c.llm.provider = KF_LLM_OPENAI;
 	} else if (getenv("ANTHROPIC_API_KEY") || getenv("ANTHROPIC_BASE_URL")) {
 		c.llm.provider = KF_LLM_ANTHROPIC;
 	} else if (search) {
-		kf_cli_error("no LLM provider: set OPENAI_API_KEY (or OPENAI_BASE_URL or --base-url for a local "
-			     "server) or ANTHROPIC_API_KEY, or use --from-dir DIR to evaluate kernels generated elsewhere");
+		kf_cli_error(
+		    "no LLM provider: set OPENAI_API_KEY (or OPENAI_BASE_URL or --base-url for a local "
+		    "server) or ANTHROPIC_API_KEY, or use --from-dir DIR to evaluate kernels generated "
+		    "elsewhere");
 		return KF_EXIT_UNAVAILABLE;
 	}
 	/* a replay file holds one run's replies: replaying is 'kforge optimize --provider replay' per task */
 	if (c.llm.provider == KF_LLM_REPLAY && search)
-		return kf_cli_usage_error("bench", "--provider replay is per run: use 'kforge optimize --provider replay'");
+		return kf_cli_usage_error(
+		    "bench", "--provider replay is per run: use 'kforge optimize --provider replay'");
 	c.llm.model = model ? model : getenv("KFORGE_MODEL");
 	if (!c.llm.model && search)
 		return kf_cli_usage_error("bench", "no model: give --model NAME or set KFORGE_MODEL");
 	c.llm.base_url = base_url;
-	c.llm.concurrency = 1; /* one request at a time per task: tasks run side by side with --jobs instead */
+	c.llm.concurrency =
+	    1; /* one request at a time per task: tasks run side by side with --jobs instead */
 	if (slurm && collect)
 		return kf_cli_usage_error("bench", "--slurm and --collect do not go together");
 	c.suite = pos[0];
@@ -1100,7 +1134,7 @@ int cmd_bench(int argc, char **argv)
 		sigaction(SIGTERM, &old_term, NULL);
 		if (st) {
 			kf_cli_error("%s", err.msg);
-			rc = st == KF_ERR_INTERRUPTED ? KF_EXIT_INTERRUPTED
+			rc = st == KF_ERR_INTERRUPTED   ? KF_EXIT_INTERRUPTED
 			     : st == KF_ERR_UNAVAILABLE ? KF_EXIT_UNAVAILABLE
 							: KF_EXIT_INTERNAL;
 			goto out;
@@ -1119,8 +1153,7 @@ int cmd_bench(int argc, char **argv)
 	else
 		snprintf(source, sizeof(source), "%s/%s", kf_llm_provider_name(c.llm.provider),
 			 c.llm.model ? c.llm.model : "");
-	struct kf_bench_info info = {pos[0], mode, backend_name, c.db_path, collect ? NULL : source,
-				     shard_s};
+	struct kf_bench_info info = {pos[0], mode, backend_name, c.db_path, collect ? NULL : source, shard_s};
 	if ((st = write_reports(c.out_dir, &info, rows, s.n, m, n_m, json ? &jbuf : NULL, &err))) {
 		kf_cli_error("%s", err.msg);
 		rc = KF_EXIT_INTERNAL;

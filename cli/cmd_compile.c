@@ -229,8 +229,8 @@ int cmd_compile(int argc, char **argv)
 	const char *arch = NULL, *backend = "cuda", *task_path = NULL, *timeout = NULL, *pos[1];
 	bool json = false, no_cache = false;
 	const struct kf_opt opts[] = {
-	    {"arch", true, &arch, NULL},	  {"backend", true, &backend, NULL},
-	    {"task", true, &task_path, NULL},	  {"timeout", true, &timeout, NULL},
+	    {"arch", true, &arch, NULL},          {"backend", true, &backend, NULL},
+	    {"task", true, &task_path, NULL},     {"timeout", true, &timeout, NULL},
 	    {"no-cache", false, NULL, &no_cache}, {"json", false, NULL, &json},
 	};
 	struct kf_compile_opts co = {0};

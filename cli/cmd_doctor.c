@@ -26,8 +26,8 @@ static void item(struct doctor *d, cJSON *sec, const char *key, const char *labe
 		printf("  %-18s %s\n", label, value ? value : "-");
 }
 
-static void item_bool(struct doctor *d, cJSON *sec, const char *key, const char *label, bool v, const char *yes,
-		      const char *no)
+static void item_bool(struct doctor *d, cJSON *sec, const char *key, const char *label, bool v,
+		      const char *yes, const char *no)
 {
 	if (d->json)
 		kf_json_add_bool(sec, key, v);
@@ -136,7 +136,8 @@ static void cuda_toolkit(struct doctor *d)
 		item_bool(d, sec, "cupti", "cupti", true, "yes", "no");
 		item(d, sec, "cupti_path", "cupti library", found);
 	} else {
-		item_bool(d, sec, "cupti", "cupti", false, "yes", "not found (timing falls back to CUDA events)");
+		item_bool(d, sec, "cupti", "cupti", false, "yes",
+			  "not found (timing falls back to CUDA events)");
 	}
 }
 
@@ -146,7 +147,8 @@ static void device(struct doctor *d, enum kf_backend_kind b)
 	struct kf_err err = KF_ERR_INIT;
 	enum kf_status st;
 	cJSON *sec = section(d, b == KF_BACKEND_CUDA ? "gpu" : "cpu_backend",
-			     b == KF_BACKEND_CUDA ? "GPU (cuda backend, probed by a worker)" : "cpu backend (probed by a worker)");
+			     b == KF_BACKEND_CUDA ? "GPU (cuda backend, probed by a worker)"
+						  : "cpu backend (probed by a worker)");
 	char buf[256];
 
 	memset(&info, 0, sizeof(info));
@@ -159,10 +161,12 @@ static void device(struct doctor *d, enum kf_backend_kind b)
 	item(d, sec, "name", "device", info.name);
 	item(d, sec, "arch", "arch", info.arch);
 	if (b == KF_BACKEND_CUDA) {
-		snprintf(buf, sizeof(buf), "%d.%d", info.driver_version / 1000, (info.driver_version % 1000) / 10);
+		snprintf(buf, sizeof(buf), "%d.%d", info.driver_version / 1000,
+			 (info.driver_version % 1000) / 10);
 		item(d, sec, "driver", "driver (CUDA)", buf);
 		item_int(d, sec, "sm_count", "SMs", info.sm_count);
-		snprintf(buf, sizeof(buf), "%.1f GiB", (double)info.global_mem_bytes / (1024.0 * 1024 * 1024));
+		snprintf(buf, sizeof(buf), "%.1f GiB",
+			 (double)info.global_mem_bytes / (1024.0 * 1024 * 1024));
 		item(d, sec, "memory", "memory", buf);
 		snprintf(buf, sizeof(buf), "%.1f MiB", (double)info.l2_bytes / (1024.0 * 1024));
 		item(d, sec, "l2", "L2", buf);
@@ -200,10 +204,12 @@ int cmd_doctor(int argc, char **argv)
 	int rc;
 
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("doctor", "kforge doctor [--json] [--db FILE]\n\n"
-					     "Reports the host C++ compiler, NVRTC, the CUDA toolkit and CUPTI, the GPU and the\n"
-					     "cpu backend as a worker sees them, whether API keys are set (never their values)\n"
-					     "and the knowledge-base path. Exit 0.\n");
+		return kf_cli_help(
+		    "doctor",
+		    "kforge doctor [--json] [--db FILE]\n\n"
+		    "Reports the host C++ compiler, NVRTC, the CUDA toolkit and CUPTI, the GPU and the\n"
+		    "cpu backend as a worker sees them, whether API keys are set (never their values)\n"
+		    "and the knowledge-base path. Exit 0.\n");
 	if ((rc = kf_cli_parse("doctor", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, &n_pos)))
 		return rc;
 	if (d.json && !(d.doc = cJSON_CreateObject())) {

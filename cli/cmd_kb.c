@@ -14,19 +14,20 @@
 #include "kb/kb.h"
 
 static const char kb_help[] =
-	"subcommands:\n"
-	"  stats                          counts, tokens, spend, schema version\n"
-	"  list [runs|candidates|wins]    one line per record (default: runs); --run ID, --task NAME, --limit N\n"
-	"  show ID                        a candidate: source, lineage, verdicts, timings, the LLM exchange\n"
-	"  show run:ID                    a run: settings, counters, its candidates\n"
-	"  search TEXT                    full-text search over tasks and kernel sources/tags; --limit N\n"
-	"  examples TASK                  the kernels a prompt for TASK would get; --arch ARCH, --limit K\n"
-	"  export [--run ID] FILE         JSONL (what 'optimize --provider replay --replay FILE' reads); '-' stdout\n"
-	"  import FILE                    add an export's records (deduplicated by content)\n"
-	"  merge A.db B.db... -o OUT.db   a new database holding all of them; --force replaces OUT\n"
-	"\noptions:\n"
-	"  --db FILE    the database (default: $KFORGE_DB, then kforge.db)\n"
-	"  --json       one JSON document on stdout\n";
+    "subcommands:\n"
+    "  stats                          counts, tokens, spend, schema version\n"
+    "  list [runs|candidates|wins]    one line per record (default: runs); --run ID, --task NAME, --limit N\n"
+    "  show ID                        a candidate: source, lineage, verdicts, timings, the LLM exchange\n"
+    "  show run:ID                    a run: settings, counters, its candidates\n"
+    "  search TEXT                    full-text search over tasks and kernel sources/tags; --limit N\n"
+    "  examples TASK                  the kernels a prompt for TASK would get; --arch ARCH, --limit K\n"
+    "  export [--run ID] FILE         JSONL (what 'optimize --provider replay --replay FILE' reads); '-' "
+    "stdout\n"
+    "  import FILE                    add an export's records (deduplicated by content)\n"
+    "  merge A.db B.db... -o OUT.db   a new database holding all of them; --force replaces OUT\n"
+    "\noptions:\n"
+    "  --db FILE    the database (default: $KFORGE_DB, then kforge.db)\n"
+    "  --json       one JSON document on stdout\n";
 
 struct kb_args {
 	const char *db, *run, *task, *limit, *out, *arch;
@@ -38,9 +39,10 @@ struct kb_args {
 static int parse_args(int argc, char **argv, struct kb_args *a)
 {
 	const struct kf_opt opts[] = {
-		{"db", true, &a->db, NULL},       {"run", true, &a->run, NULL},   {"task", true, &a->task, NULL},
-		{"limit", true, &a->limit, NULL}, {"out", true, &a->out, NULL},   {"arch", true, &a->arch, NULL},
-		{"json", false, NULL, &a->json},  {"force", false, NULL, &a->force},
+	    {"db", true, &a->db, NULL},      {"run", true, &a->run, NULL},
+	    {"task", true, &a->task, NULL},  {"limit", true, &a->limit, NULL},
+	    {"out", true, &a->out, NULL},    {"arch", true, &a->arch, NULL},
+	    {"json", false, NULL, &a->json}, {"force", false, NULL, &a->force},
 	};
 	char *args[256];
 	int n = 0;
@@ -49,7 +51,8 @@ static int parse_args(int argc, char **argv, struct kb_args *a)
 	/* "-o OUT" is merge's documented spelling; the shared parser knows long options only. */
 	for (int i = 0; i < argc; i++)
 		args[n++] = strcmp(argv[i], "-o") ? argv[i] : "--out";
-	return kf_cli_parse("kb", n, args, opts, KF_ARRAY_SIZE(opts), a->pos, KF_ARRAY_SIZE(a->pos), &a->n_pos);
+	return kf_cli_parse("kb", n, args, opts, KF_ARRAY_SIZE(opts), a->pos, KF_ARRAY_SIZE(a->pos),
+			    &a->n_pos);
 }
 
 static bool parse_id(const char *s, int64_t *out)
@@ -143,8 +146,8 @@ static int kb_stats(struct kf_kb *kb, const struct kb_args *a)
 	printf("evaluations     %" PRId64 "\n", s.n_evaluations);
 	printf("timings         %" PRId64 "\n", s.n_timings);
 	printf("wins            %" PRId64 "\n", s.n_wins);
-	printf("llm calls       %" PRId64 " (%" PRId64 " tokens in, %" PRId64 " out)\n", s.n_llm_calls, s.tokens_in,
-	       s.tokens_out);
+	printf("llm calls       %" PRId64 " (%" PRId64 " tokens in, %" PRId64 " out)\n", s.n_llm_calls,
+	       s.tokens_in, s.tokens_out);
 	printf("spend           $%.4f\n", s.spend_usd);
 	return 0;
 }
@@ -189,12 +192,13 @@ static int list_run(void *ctx, const struct kf_kb_run *r)
 		return 0;
 	}
 	if (l->n == 1)
-		printf("%6s  %-24s %-8s %-12s %-20s %-11s %6s %6s %9s  %s\n", "run", "task", "strategy", "provider",
-		       "model", "status", "calls", "cands", "spend", "started");
+		printf("%6s  %-24s %-8s %-12s %-20s %-11s %6s %6s %9s  %s\n", "run", "task", "strategy",
+		       "provider", "model", "status", "calls", "cands", "spend", "started");
 	fmt_time(r->started_at, started, sizeof(started));
-	printf("%6" PRId64 "  %-24.24s %-8.8s %-12.12s %-20.20s %-11.11s %6" PRId64 " %6" PRId64 " %9.4f  %s\n", r->id,
-	       task_name_of(l->kb, r->task_id, tn, sizeof(tn)), r->strategy, r->provider, r->model, r->status,
-	       r->n_calls, r->n_candidates, r->spend_usd, started);
+	printf("%6" PRId64 "  %-24.24s %-8.8s %-12.12s %-20.20s %-11.11s %6" PRId64 " %6" PRId64
+	       " %9.4f  %s\n",
+	       r->id, task_name_of(l->kb, r->task_id, tn, sizeof(tn)), r->strategy, r->provider, r->model,
+	       r->status, r->n_calls, r->n_candidates, r->spend_usd, started);
 	return 0;
 }
 
@@ -217,13 +221,13 @@ static int list_cand(void *ctx, const struct kf_kb_candidate *c)
 		return 0;
 	}
 	if (l->n == 1)
-		printf("%7s  %-24s %5s %7s %4s %-9s %8s  %.12s  %s\n", "cand", "task", "run", "parent", "gen", "edit",
-		       "speedup", "hash", "tags");
+		printf("%7s  %-24s %5s %7s %4s %-9s %8s  %.12s  %s\n", "cand", "task", "run", "parent", "gen",
+		       "edit", "speedup", "hash", "tags");
 	snprintf(par, sizeof(par), c->parent_id ? "#%" PRId64 : "-", c->parent_id);
 	snprintf(sp, sizeof(sp), best > 0 ? "%.2fx" : "-", best);
 	printf("%7" PRId64 "  %-24.24s %5" PRId64 " %7s %4d %-9.9s %8s  %.12s  %s\n", c->id,
-	       task_name_of(l->kb, c->task_id, tn, sizeof(tn)), c->run_id, par, c->generation, c->edit_kind, sp,
-	       c->source_hash, *c->tags ? c->tags : "-");
+	       task_name_of(l->kb, c->task_id, tn, sizeof(tn)), c->run_id, par, c->generation, c->edit_kind,
+	       sp, c->source_hash, *c->tags ? c->tags : "-");
 	return 0;
 }
 
@@ -248,10 +252,11 @@ static int list_win(void *ctx, const struct kf_kb_win *w)
 		return 0;
 	}
 	if (l->n == 1)
-		printf("%-28s %-8s %-6s %7s %8s  %s\n", "task", "arch", "dtype", "cand", "speedup", "updated");
+		printf("%-28s %-8s %-6s %7s %8s  %s\n", "task", "arch", "dtype", "cand", "speedup",
+		       "updated");
 	fmt_time(w->updated_at, at, sizeof(at));
-	printf("%-28.28s %-8.8s %-6.6s %7" PRId64 " %7.2fx  %s\n", w->task_name, w->arch, w->dtype, w->candidate_id,
-	       w->speedup, at);
+	printf("%-28.28s %-8.8s %-6.6s %7" PRId64 " %7.2fx  %s\n", w->task_name, w->arch, w->dtype,
+	       w->candidate_id, w->speedup, at);
 	return 0;
 }
 
@@ -360,11 +365,12 @@ static int show_call(void *ctx, const struct kf_kb_llm_call *c)
 	}
 	printf("\nllm call %" PRId64 " (run %" PRId64 " seq %d): %s %s, %" PRId64 " tokens in, %" PRId64
 	       " out, $%.4f, %.0f ms, finish '%s'%s%s\n",
-	       c->id, c->run_id, c->seq, c->provider, c->model, c->tokens_in, c->tokens_out, c->cost_usd, c->latency_ms,
-	       c->finish_reason, c->error ? ", error: " : "", c->error ? c->error : "");
+	       c->id, c->run_id, c->seq, c->provider, c->model, c->tokens_in, c->tokens_out, c->cost_usd,
+	       c->latency_ms, c->finish_reason, c->error ? ", error: " : "", c->error ? c->error : "");
 	prompt = cJSON_Parse(c->prompt);
 	if (cJSON_IsArray(prompt)) {
-		cJSON_ArrayForEach(m, prompt) {
+		cJSON_ArrayForEach(m, prompt)
+		{
 			const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
 			const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
 			printf("--- %s\n%s\n", cJSON_IsString(role) ? role->valuestring : "?",
@@ -490,8 +496,8 @@ static int show_run_cb(void *ctx, const struct kf_kb_run *r)
 	fmt_time(r->finished_at, t1, sizeof(t1));
 	printf("run        %" PRId64 " (%s)\n", r->id, r->uid);
 	printf("task       %s (#%" PRId64 ")\n", task_name_of(s->kb, r->task_id, tn, sizeof(tn)), r->task_id);
-	printf("strategy   %s   provider %s   model %s   backend %s   seed %" PRId64 "\n", r->strategy, r->provider,
-	       r->model, r->backend, r->seed);
+	printf("strategy   %s   provider %s   model %s   backend %s   seed %" PRId64 "\n", r->strategy,
+	       r->provider, r->model, r->backend, r->seed);
 	printf("budgets    calls %" PRId64 "   tokens %" PRId64 "   usd %.2f   time %.0f s   (0: none)\n",
 	       r->budget_calls, r->budget_tokens, r->budget_usd, r->budget_time_s);
 	printf("status     %s   started %s   finished %s\n", r->status, t0, t1);
@@ -651,10 +657,11 @@ static int kb_examples(struct kf_kb *kb, const struct kb_args *a)
 	if (!n)
 		printf("no verified kernels to show for '%s'\n", a->pos[1]);
 	else
-		printf("%-3s %7s  %-24s %-14s %8s  %s\n", "#", "cand", "task", "category", "speedup", "change");
+		printf("%-3s %7s  %-24s %-14s %8s  %s\n", "#", "cand", "task", "category", "speedup",
+		       "change");
 	for (size_t i = 0; i < n; i++)
-		printf("%-3zu %7" PRId64 "  %-24.24s %-14.14s %7.2fx  %s\n", i + 1, ex[i].candidate_id, ex[i].task_name,
-		       ex[i].category, ex[i].speedup, ex[i].change);
+		printf("%-3zu %7" PRId64 "  %-24.24s %-14.14s %7.2fx  %s\n", i + 1, ex[i].candidate_id,
+		       ex[i].task_name, ex[i].category, ex[i].speedup, ex[i].change);
 	kf_kb_examples_free(ex, n);
 	return 0;
 }
@@ -701,8 +708,8 @@ static cJSON *stats_json(const struct kf_kb_import_stats *s)
 
 static void print_import_stats(const char *verb, const struct kf_kb_import_stats *s)
 {
-	printf("%s %" PRId64 " tasks, %" PRId64 " runs, %" PRId64 " candidates, %" PRId64 " llm calls, %" PRId64
-	       " evaluations, %" PRId64 " timings\n",
+	printf("%s %" PRId64 " tasks, %" PRId64 " runs, %" PRId64 " candidates, %" PRId64
+	       " llm calls, %" PRId64 " evaluations, %" PRId64 " timings\n",
 	       verb, s->tasks, s->runs, s->candidates, s->llm_calls, s->evaluations, s->timings);
 	printf("already present: %" PRId64 " tasks, %" PRId64 " runs, %" PRId64 " candidates\n", s->dup_tasks,
 	       s->dup_runs, s->dup_candidates);
@@ -718,8 +725,8 @@ static int kb_import(struct kf_kb *kb, const struct kb_args *a)
 		kf_cli_error("%s", err.msg);
 		/* A malformed file is bad input (2), not an internal error. */
 		return err.code == KF_ERR_INVALID || err.code == KF_ERR_PARSE || err.code == KF_ERR_LIMIT
-			       ? KF_EXIT_USAGE
-			       : kf_status_exit_code(err.code);
+			   ? KF_EXIT_USAGE
+			   : kf_status_exit_code(err.code);
 	}
 	if (a->json)
 		return print_json(stats_json(&st));
@@ -737,8 +744,9 @@ static int kb_merge(const struct kb_args *a)
 		return kf_cli_usage_error("kb", "'kb merge' needs at least one database to read");
 	if (kf_kb_merge(a->pos + 1, a->n_pos - 1, a->out, a->force, &st, &err)) {
 		kf_cli_error("%s", err.msg);
-		return err.code == KF_ERR_INVALID || err.code == KF_ERR_NOTFOUND ? KF_EXIT_USAGE
-										 : kf_status_exit_code(err.code);
+		return err.code == KF_ERR_INVALID || err.code == KF_ERR_NOTFOUND
+			   ? KF_EXIT_USAGE
+			   : kf_status_exit_code(err.code);
 	}
 	if (a->json) {
 		cJSON *o = stats_json(&st);
@@ -887,8 +895,9 @@ static int kb_check(struct kf_kb *kb, const struct kb_args *a)
 		}
 		fclose(f);
 	}
-	printf("ok: integrity and foreign keys hold, %" PRId64 " acknowledged ids checked, %" PRId64 " missing\n", n,
-	       missing);
+	printf("ok: integrity and foreign keys hold, %" PRId64 " acknowledged ids checked, %" PRId64
+	       " missing\n",
+	       n, missing);
 	return missing ? KF_EXIT_FAILED : 0;
 }
 

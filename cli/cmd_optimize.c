@@ -15,36 +15,36 @@
 #include "cli.h"
 
 static const char help[] =
-	"Searches for a faster kernel for TASK: an LLM proposes candidates (whole files or SEARCH/REPLACE\n"
-	"edits of a parent), each is verified and, when correct, timed against the reference; everything\n"
-	"is recorded in the knowledge base. Writes DIR/best.cu (when a verified candidate beats the\n"
-	"reference), DIR/report.md and DIR/report.html.\n\n"
-	"options:\n"
-	"  --strategy S          evo (islands, MAP-Elites cells, migration; default) or mcts (UCT tree)\n"
-	"  --provider P          openai, anthropic or replay (default: from the environment: openai when\n"
-	"                        OPENAI_API_KEY or OPENAI_BASE_URL is set, else anthropic when\n"
-	"                        ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set)\n"
-	"  --model NAME          model (default $KFORGE_MODEL)\n"
-	"  --base-url URL        API endpoint (default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else public)\n"
-	"  --max-tokens N        reply limit per request (default 8192)\n"
-	"  --max-tokens-field F  openai body field for it: max_completion_tokens (default) or max_tokens\n"
-	"  --timeout SEC         per HTTP attempt (default 600)\n"
-	"  --budget-calls N      LLM requests at most (default 20)\n"
-	"  --budget-usd X        stop submitting once this much was spent\n"
-	"  --time-limit SEC      stop submitting after this long\n"
-	"  --concurrency N       LLM requests in flight (default 4); replay reproduces a run with the same\n"
-	"                        --seed and --concurrency\n"
-	"  --backend B           auto (default), cpu or cuda\n"
-	"  --db FILE             knowledge base (default $KFORGE_DB, else kforge.db)\n"
-	"  --out DIR             output folder (default kforge-out/<task>)\n"
-	"  --seed N              seed of every search choice (default: random, recorded in the run)\n"
-	"  --resume RUN          continue an interrupted (or finished) run from the knowledge base\n"
-	"  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
-	"  --json                print only a JSON summary\n"
-	"The search stops submitting at a budget or after 8 candidates in a row without a new best.\n"
-	"On the cpu backend speedups are CPU-clock ratios, labelled (cpu); they are not GPU speed.\n"
-	"exit: 0 run completed (improved or not), 2 bad input, 3 internal, 4 unavailable (no API key,\n"
-	"no GPU), 130 interrupted (resumable with --resume)\n";
+    "Searches for a faster kernel for TASK: an LLM proposes candidates (whole files or SEARCH/REPLACE\n"
+    "edits of a parent), each is verified and, when correct, timed against the reference; everything\n"
+    "is recorded in the knowledge base. Writes DIR/best.cu (when a verified candidate beats the\n"
+    "reference), DIR/report.md and DIR/report.html.\n\n"
+    "options:\n"
+    "  --strategy S          evo (islands, MAP-Elites cells, migration; default) or mcts (UCT tree)\n"
+    "  --provider P          openai, anthropic or replay (default: from the environment: openai when\n"
+    "                        OPENAI_API_KEY or OPENAI_BASE_URL is set, else anthropic when\n"
+    "                        ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set)\n"
+    "  --model NAME          model (default $KFORGE_MODEL)\n"
+    "  --base-url URL        API endpoint (default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else public)\n"
+    "  --max-tokens N        reply limit per request (default 8192)\n"
+    "  --max-tokens-field F  openai body field for it: max_completion_tokens (default) or max_tokens\n"
+    "  --timeout SEC         per HTTP attempt (default 600)\n"
+    "  --budget-calls N      LLM requests at most (default 20)\n"
+    "  --budget-usd X        stop submitting once this much was spent\n"
+    "  --time-limit SEC      stop submitting after this long\n"
+    "  --concurrency N       LLM requests in flight (default 4); replay reproduces a run with the same\n"
+    "                        --seed and --concurrency\n"
+    "  --backend B           auto (default), cpu or cuda\n"
+    "  --db FILE             knowledge base (default $KFORGE_DB, else kforge.db)\n"
+    "  --out DIR             output folder (default kforge-out/<task>)\n"
+    "  --seed N              seed of every search choice (default: random, recorded in the run)\n"
+    "  --resume RUN          continue an interrupted (or finished) run from the knowledge base\n"
+    "  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
+    "  --json                print only a JSON summary\n"
+    "The search stops submitting at a budget or after 8 candidates in a row without a new best.\n"
+    "On the cpu backend speedups are CPU-clock ratios, labelled (cpu); they are not GPU speed.\n"
+    "exit: 0 run completed (improved or not), 2 bad input, 3 internal, 4 unavailable (no API key,\n"
+    "no GPU), 130 interrupted (resumable with --resume)\n";
 
 struct live {
 	bool tty;
@@ -62,13 +62,15 @@ static void on_progress(void *ctx, const struct kf_optimize_progress *p)
 		failed += p->by_verdict[i];
 	char best[96];
 	if (p->best_speedup > 0)
-		snprintf(best, sizeof(best), "best %.2fx [%.2f, %.2f] (%s)", p->best_speedup, p->best_lo, p->best_hi,
-			 l->clock);
+		snprintf(best, sizeof(best), "best %.2fx [%.2f, %.2f] (%s)", p->best_speedup, p->best_lo,
+			 p->best_hi, l->clock);
 	else
 		snprintf(best, sizeof(best), "no improvement yet");
-	fprintf(stderr, "\r\033[Krun %lld: %lld calls, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
+	fprintf(stderr,
+		"\r\033[Krun %lld: %lld calls, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
 		(long long)p->run_id, (long long)p->calls, (long long)p->candidates,
-		(long long)p->by_verdict[KF_VERDICT_PASS], (long long)failed, best, p->spend_usd, p->elapsed_s);
+		(long long)p->by_verdict[KF_VERDICT_PASS], (long long)failed, best, p->spend_usd,
+		p->elapsed_s);
 	l->shown = true;
 }
 
@@ -110,7 +112,8 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 		cJSON_AddNumberToObject(o, "candidates", (double)r->candidates);
 		cJSON_AddNumberToObject(o, "verified", (double)r->verified);
 		for (int i = 0; i < KF_VERDICT_COUNT; i++)
-			cJSON_AddNumberToObject(v, kf_verdict_name((enum kf_verdict)i), (double)r->by_verdict[i]);
+			cJSON_AddNumberToObject(v, kf_verdict_name((enum kf_verdict)i),
+						(double)r->by_verdict[i]);
 		cJSON_AddNumberToObject(v, "parse_error", (double)r->by_verdict[KF_VERDICT_COUNT]);
 		cJSON_AddItemToObject(o, "by_verdict", v);
 		cJSON_AddNumberToObject(o, "spend_usd", r->spend_usd);
@@ -126,15 +129,17 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 		cJSON_Delete(o);
 		return;
 	}
-	printf("run %lld: %s; %lld calls, %lld candidates, %lld verified, $%.4f, %.1f s\n", (long long)r->run_id,
-	       r->status, (long long)r->calls, (long long)r->candidates, (long long)r->verified, r->spend_usd,
-	       r->elapsed_s);
+	printf("run %lld: %s; %lld calls, %lld candidates, %lld verified, $%.4f, %.1f s\n",
+	       (long long)r->run_id, r->status, (long long)r->calls, (long long)r->candidates,
+	       (long long)r->verified, r->spend_usd, r->elapsed_s);
 	if (r->improved)
-		printf("improved: best candidate %lld is %.3fx faster than the reference (95%% CI %.3f-%.3f, %s clock%s)\n",
+		printf("improved: best candidate %lld is %.3fx faster than the reference (95%% CI %.3f-%.3f, "
+		       "%s clock%s)\n",
 		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
 		       r->significant ? ", significant" : ", not significant");
 	else if (r->best_candidate_id)
-		printf("no verified improvement: the best verified candidate (%lld) is %.3fx the reference (%s clock)\n",
+		printf("no verified improvement: the best verified candidate (%lld) is %.3fx the reference "
+		       "(%s clock)\n",
 		       (long long)r->best_candidate_id, r->best_speedup, r->clock);
 	else
 		printf("no verified improvement: no candidate passed verification\n");
@@ -150,18 +155,28 @@ int cmd_optimize(int argc, char **argv)
 {
 	const char *strategy = NULL, *provider = NULL, *model = NULL, *base_url = NULL, *bcalls = NULL,
 		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
-		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL, *pos[1];
+		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL,
+		   *pos[1];
 	bool json = false;
 	const struct kf_opt opts[] = {
-		{"strategy", true, &strategy, NULL},	  {"provider", true, &provider, NULL},
-		{"model", true, &model, NULL},		  {"base-url", true, &base_url, NULL},
-		{"budget-calls", true, &bcalls, NULL},	  {"budget-usd", true, &busd, NULL},
-		{"time-limit", true, &tlimit, NULL},	  {"concurrency", true, &conc, NULL},
-		{"backend", true, &backend, NULL},	  {"db", true, &db, NULL},
-		{"out", true, &out, NULL},		  {"seed", true, &seed_s, NULL},
-		{"resume", true, &resume, NULL},	  {"replay", true, &replay, NULL},
-		{"max-tokens-field", true, &mtf, NULL},	  {"max-tokens", true, &mt, NULL},
-		{"timeout", true, &tmo, NULL},		  {"json", false, NULL, &json},
+	    {"strategy", true, &strategy, NULL},
+	    {"provider", true, &provider, NULL},
+	    {"model", true, &model, NULL},
+	    {"base-url", true, &base_url, NULL},
+	    {"budget-calls", true, &bcalls, NULL},
+	    {"budget-usd", true, &busd, NULL},
+	    {"time-limit", true, &tlimit, NULL},
+	    {"concurrency", true, &conc, NULL},
+	    {"backend", true, &backend, NULL},
+	    {"db", true, &db, NULL},
+	    {"out", true, &out, NULL},
+	    {"seed", true, &seed_s, NULL},
+	    {"resume", true, &resume, NULL},
+	    {"replay", true, &replay, NULL},
+	    {"max-tokens-field", true, &mtf, NULL},
+	    {"max-tokens", true, &mt, NULL},
+	    {"timeout", true, &tmo, NULL},
+	    {"json", false, NULL, &json},
 	};
 	size_t n_pos;
 	int rc;
@@ -184,8 +199,8 @@ int cmd_optimize(int argc, char **argv)
 		return kf_cli_usage_error("optimize", "unknown strategy '%s' (evo or mcts)", strategy);
 	if (provider) {
 		if (!kf_llm_provider_parse(provider, &o.llm.provider))
-			return kf_cli_usage_error("optimize", "unknown provider '%s' (openai, anthropic or replay)",
-						  provider);
+			return kf_cli_usage_error(
+			    "optimize", "unknown provider '%s' (openai, anthropic or replay)", provider);
 	} else if (replay) {
 		o.llm.provider = KF_LLM_REPLAY;
 	} else if (getenv("OPENAI_API_KEY") || getenv("OPENAI_BASE_URL")) {
@@ -210,10 +225,12 @@ int cmd_optimize(int argc, char **argv)
 	o.llm.base_url = base_url;
 	o.llm.max_tokens_field = mtf;
 	if (mtf && strcmp(mtf, "max_tokens") && strcmp(mtf, "max_completion_tokens"))
-		return kf_cli_usage_error("optimize", "--max-tokens-field is max_tokens or max_completion_tokens");
+		return kf_cli_usage_error("optimize",
+					  "--max-tokens-field is max_tokens or max_completion_tokens");
 	if (mt) {
 		if (!kf_cli_parse_u64(mt, &u) || !u || u > 1000000)
-			return kf_cli_usage_error("optimize", "--max-tokens needs a positive integer, not '%s'", mt);
+			return kf_cli_usage_error("optimize",
+						  "--max-tokens needs a positive integer, not '%s'", mt);
 		o.llm.max_tokens = (int)u;
 	}
 	if (tmo) {
@@ -224,13 +241,15 @@ int cmd_optimize(int argc, char **argv)
 	}
 	if (bcalls) {
 		if (!kf_cli_parse_u64(bcalls, &u) || !u || u > 1000000)
-			return kf_cli_usage_error("optimize", "--budget-calls needs a positive integer, not '%s'", bcalls);
+			return kf_cli_usage_error(
+			    "optimize", "--budget-calls needs a positive integer, not '%s'", bcalls);
 		o.budget_calls = (int64_t)u;
 	}
 	if (busd && !parse_pos_double(busd, &o.budget_usd))
 		return kf_cli_usage_error("optimize", "--budget-usd needs a positive amount, not '%s'", busd);
 	if (tlimit && !parse_pos_double(tlimit, &o.time_limit_s))
-		return kf_cli_usage_error("optimize", "--time-limit needs positive seconds, not '%s'", tlimit);
+		return kf_cli_usage_error("optimize", "--time-limit needs positive seconds, not '%s'",
+					  tlimit);
 	if (conc) {
 		if (!kf_cli_parse_u64(conc, &u) || !u || u > 64)
 			return kf_cli_usage_error("optimize", "--concurrency needs 1 to 64, not '%s'", conc);

@@ -13,15 +13,15 @@
 #include "verifier/verifier_json.h"
 
 static const char help[] =
-	"Verifies KERNEL, then times it against the task's reference (and baseline) with interleaved\n"
-	"samples, rotating input sets, L2 flushes (cuda), re-checked outputs, and a bootstrap 95%\n"
-	"interval of the speedup. On the cpu backend the times are CPU times, labelled so.\n\n"
-	"options:\n"
-	"  --backend B      auto (default), cpu or cuda\n"
-	"  --seed N         verification and input seed\n"
-	"  --timing-shapes  cpu: time the task's timing shapes (default: its largest public shape)\n"
-	"  --json           one JSON document on stdout\n"
-	"exit: 0 verified and timed, 1 rejected, 2 bad input, 3 internal, 4 unavailable/unsupported\n";
+    "Verifies KERNEL, then times it against the task's reference (and baseline) with interleaved\n"
+    "samples, rotating input sets, L2 flushes (cuda), re-checked outputs, and a bootstrap 95%\n"
+    "interval of the speedup. On the cpu backend the times are CPU times, labelled so.\n\n"
+    "options:\n"
+    "  --backend B      auto (default), cpu or cuda\n"
+    "  --seed N         verification and input seed\n"
+    "  --timing-shapes  cpu: time the task's timing shapes (default: its largest public shape)\n"
+    "  --json           one JSON document on stdout\n"
+    "exit: 0 verified and timed, 1 rejected, 2 bad input, 3 internal, 4 unavailable/unsupported\n";
 
 static cJSON *ci_json(const struct kf_ci *ci)
 {
@@ -125,15 +125,15 @@ static void print_text(const struct kf_profile_result *r)
 		kf_shape_format(&s->shape, shape, sizeof(shape));
 		kf_format_ns(s->cand.stats.median, a, sizeof(a));
 		kf_format_ns(s->ref.stats.median, b, sizeof(b));
-		printf("%s (%s shape, %s clock, %s):\n", shape, s->is_timing_shape ? "timing" : "largest public", r->clock,
-		       s->cand.timing_source);
+		printf("%s (%s shape, %s clock, %s):\n", shape,
+		       s->is_timing_shape ? "timing" : "largest public", r->clock, s->cand.timing_source);
 		kf_format_ns(s->cand.stats.iqr, c, sizeof(c));
 		printf("  candidate %s (IQR %s, %zu samples)  reference %s\n", a, c, s->cand.n, b);
-		printf("  speedup %.3fx (95%% CI %.3f-%.3f)%s\n", s->speedup.point, s->speedup.lo, s->speedup.hi,
-		       kf_ci_significant(&s->speedup) ? ", significant" : ", not significant");
+		printf("  speedup %.3fx (95%% CI %.3f-%.3f)%s\n", s->speedup.point, s->speedup.lo,
+		       s->speedup.hi, kf_ci_significant(&s->speedup) ? ", significant" : ", not significant");
 		if (s->has_base)
-			printf("  vs baseline %.3fx (95%% CI %.3f-%.3f)\n", s->speedup_base.point, s->speedup_base.lo,
-			       s->speedup_base.hi);
+			printf("  vs baseline %.3fx (95%% CI %.3f-%.3f)\n", s->speedup_base.point,
+			       s->speedup_base.lo, s->speedup_base.hi);
 		if (!s->outputs_ok)
 			printf("  TIMED OUTPUTS WRONG: %s\n", s->recheck_detail);
 	}
@@ -149,8 +149,10 @@ int cmd_profile(int argc, char **argv)
 {
 	const char *backend = NULL, *seed_s = NULL, *pos[2];
 	bool json = false, timing_shapes = false;
-	const struct kf_opt opts[] = {{"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL},
-				      {"json", false, NULL, &json}, {"timing-shapes", false, NULL, &timing_shapes}};
+	const struct kf_opt opts[] = {{"backend", true, &backend, NULL},
+				      {"seed", true, &seed_s, NULL},
+				      {"json", false, NULL, &json},
+				      {"timing-shapes", false, NULL, &timing_shapes}};
 	size_t n_pos;
 	struct kf_device_info dev;
 	struct kf_verify_opts vo;
@@ -182,7 +184,9 @@ int cmd_profile(int argc, char **argv)
 	st = kf_verify_file(task, pos[1], &vo, &vr, &err);
 	if (st) {
 		kf_cli_error("%s", err.msg);
-		rc = st == KF_ERR_UNAVAILABLE ? 4 : kf_status_exit_code(st) == 2 || st == KF_ERR_NOTFOUND ? 2 : 3;
+		rc = st == KF_ERR_UNAVAILABLE                                ? 4
+		     : kf_status_exit_code(st) == 2 || st == KF_ERR_NOTFOUND ? 2
+									     : 3;
 		goto out;
 	}
 	if (vr->status != KF_VERDICT_PASS) {
@@ -232,9 +236,10 @@ int cmd_profile(int argc, char **argv)
 	rc = vr->status == KF_VERDICT_PASS && pr->timed_outputs_ok ? 0 : 1;
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "status", rc ? (vr->status != KF_VERDICT_PASS ? kf_verdict_name(vr->status)
-											 : "wrong_output")
-						      : "pass");
+		cJSON_AddStringToObject(
+		    o, "status",
+		    rc ? (vr->status != KF_VERDICT_PASS ? kf_verdict_name(vr->status) : "wrong_output")
+		       : "pass");
 		cJSON_AddStringToObject(o, "backend", kf_backend_name(vo.backend));
 		cJSON_AddStringToObject(o, "clock", pr->clock);
 		cJSON_AddItemToObject(o, "verification", kf_verify_result_json(vr, task, pos[1]));
@@ -247,8 +252,9 @@ int cmd_profile(int argc, char **argv)
 		printf("verified: %s\n", vr->reason);
 		print_text(pr);
 		if (rc)
-			printf("verdict: rejected: %s\n",
-			       vr->status != KF_VERDICT_PASS ? vr->reason : "outputs of timed launches were wrong");
+			printf("verdict: rejected: %s\n", vr->status != KF_VERDICT_PASS
+							      ? vr->reason
+							      : "outputs of timed launches were wrong");
 	}
 out:
 	kf_profile_result_free(pr);

@@ -473,7 +473,7 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task,
 	kf_json_add_number(c->extra, "change_lo_pct", cmp.change_lo * 100);
 	kf_json_add_number(c->extra, "change_hi_pct", cmp.change_hi * 100);
 	cJSON_AddStringToObject(c->extra, "result",
-				cmp.regression	  ? "regression"
+				cmp.regression    ? "regression"
 				: cmp.improvement ? "faster"
 						  : "unchanged");
 	c->status = cmp.regression ? KF_JUNIT_FAIL : KF_JUNIT_PASS;
@@ -481,7 +481,7 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task,
 		 "%s: median %s vs %s baseline %s (%+.1f%%, 95%% CI %+.1f%%..%+.1f%%; threshold %.1f%%; "
 		 "toolchain %s, "
 		 "baseline %s)",
-		 cmp.regression	   ? "slower"
+		 cmp.regression    ? "slower"
 		 : cmp.improvement ? "faster"
 				   : "within threshold",
 		 a, r->dev.arch, bstr, cmp.change * 100, cmp.change_lo * 100, cmp.change_hi * 100,
@@ -605,9 +605,9 @@ static void print_json(const struct run *r, const char *manifest, size_t counts[
 			cJSON_AddItemToArray(checks, cj);
 		}
 		/* fail over error over pass; "skip" only when nothing was checked at all */
-		status = n_by[KF_JUNIT_FAIL]	? "fail"
+		status = n_by[KF_JUNIT_FAIL]    ? "fail"
 			 : n_by[KF_JUNIT_ERROR] ? "error"
-			 : n_by[KF_JUNIT_PASS]	? "pass"
+			 : n_by[KF_JUNIT_PASS]  ? "pass"
 						: "skip";
 		cJSON_AddStringToObject(k, "status", status);
 		cJSON_AddItemToObject(k, "checks", checks);
@@ -703,8 +703,8 @@ int cmd_regress(int argc, char **argv)
 	}
 	for (size_t i = 0; i < r.n_checks; i++)
 		counts[r.checks[i].status]++;
-	rc = r.internal_error	     ? KF_EXIT_INTERNAL
-	     : r.input_error	     ? KF_EXIT_USAGE
+	rc = r.internal_error        ? KF_EXIT_INTERNAL
+	     : r.input_error         ? KF_EXIT_USAGE
 	     : counts[KF_JUNIT_FAIL] ? KF_EXIT_FAILED
 				     : 0;
 	if (update && !kf_cli_interrupted) {

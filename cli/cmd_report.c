@@ -9,15 +9,15 @@
 #include "reports/run_report.h"
 
 static const char help[] =
-	"Renders the report of run RUN (an id from 'kforge kb list') from the knowledge base: the best\n"
-	"verified kernel with its speedup and interval per timing shape, search progress, the lineage of the\n"
-	"winner, every attempt with its verdict, and the spend. CPU-backend times are labelled as CPU times.\n\n"
-	"options:\n"
-	"  --format F   md (default), html or json\n"
-	"  --db FILE    the knowledge base (default $KFORGE_DB, then kforge.db)\n"
-	"  -o FILE      write to FILE instead of stdout\n"
-	"  --json       the same as --format json\n"
-	"exit: 0 written, 2 bad arguments or unknown run, 3 internal\n";
+    "Renders the report of run RUN (an id from 'kforge kb list') from the knowledge base: the best\n"
+    "verified kernel with its speedup and interval per timing shape, search progress, the lineage of the\n"
+    "winner, every attempt with its verdict, and the spend. CPU-backend times are labelled as CPU times.\n\n"
+    "options:\n"
+    "  --format F   md (default), html or json\n"
+    "  --db FILE    the knowledge base (default $KFORGE_DB, then kforge.db)\n"
+    "  -o FILE      write to FILE instead of stdout\n"
+    "  --json       the same as --format json\n"
+    "exit: 0 written, 2 bad arguments or unknown run, 3 internal\n";
 
 #define KF_REPORT_MAX_BYTES ((size_t)256 << 20) /* a run of thousands of candidates stays well below */
 

@@ -63,8 +63,8 @@ static enum kf_status find_tasks(const char *dir, int depth, struct pathlist *ou
 		return KF_OK;
 	d = opendir(dir);
 	if (!d)
-		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot read folder '%s': %s", dir,
-				  strerror(errno));
+		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO,
+				  "cannot read folder '%s': %s", dir, strerror(errno));
 	while (!st && (e = readdir(d))) {
 		char p[4096];
 		struct stat sb;
@@ -123,9 +123,11 @@ static int tasks_list(int argc, char **argv)
 	int rc, bad = 0;
 
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("tasks", "kforge tasks list [DIR] [--json]\n\n"
-					    "Lists every task.json below DIR (default tasks/): name, level, category, path.\n"
-					    "Exit 2 when a task file is invalid (it is reported on stderr, the rest listed).\n");
+		return kf_cli_help(
+		    "tasks",
+		    "kforge tasks list [DIR] [--json]\n\n"
+		    "Lists every task.json below DIR (default tasks/): name, level, category, path.\n"
+		    "Exit 2 when a task file is invalid (it is reported on stderr, the rest listed).\n");
 	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
 		return rc;
 	if (expand_path(n_pos ? pos[0] : "tasks", &files, &err)) {
@@ -384,13 +386,15 @@ static void print_task(const struct kf_task *t, const struct kf_kfile *ref)
 			if (kf_dtype_is_float(q->dtype))
 				printf("  %-10s %-5s = %.9g\n", q->name, kf_dtype_name(q->dtype), q->value);
 			else
-				printf("  %-10s %-5s = %lld\n", q->name, kf_dtype_name(q->dtype), (long long)q->ivalue);
+				printf("  %-10s %-5s = %lld\n", q->name, kf_dtype_name(q->dtype),
+				       (long long)q->ivalue);
 		}
 	}
 	printf("reference:   %s\n", t->reference);
 	if (ref)
 		for (size_t i = 0; i < ref->n_launches; i++)
-			printf("  launch %zu: %s (line %d)\n", i + 1, ref->launches[i].kernel, ref->launches[i].line);
+			printf("  launch %zu: %s (line %d)\n", i + 1, ref->launches[i].kernel,
+			       ref->launches[i].line);
 	printf("baseline:    %s\n", t->baseline ? t->baseline : "-");
 	printf("tolerance (|got - ref| <= atol + rtol*|ref|, per output dtype):\n");
 	used_dtypes(t, used);
@@ -444,7 +448,8 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 	}
 	for (size_t i = 0; !st && i < all.n; i++) {
 		struct kf_task *t = NULL;
-		if (kf_task_load(all.v[i], KF_TASK_NO_FILES, NULL, &t, NULL) == KF_OK && !strcmp(t->name, arg)) {
+		if (kf_task_load(all.v[i], KF_TASK_NO_FILES, NULL, &t, NULL) == KF_OK &&
+		    !strcmp(t->name, arg)) {
 			snprintf(out, n, "%s", all.v[i]);
 			kf_task_free(t);
 			pathlist_free(&all);
@@ -453,7 +458,8 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 		kf_task_free(t);
 	}
 	pathlist_free(&all);
-	return st ? st : kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s' under tasks/", arg);
+	return st ? st
+		  : kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s' under tasks/", arg);
 }
 
 static int tasks_show(int argc, char **argv)
@@ -470,10 +476,12 @@ static int tasks_show(int argc, char **argv)
 	int rc;
 
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("tasks", "kforge tasks show TASK [--json]\n\n"
-					    "Everything about one task: fields, every shape, tensors, params, the reference's\n"
-					    "launches and the tolerances in effect. TASK is a task.json, its folder, or a task\n"
-					    "name found under tasks/.\n");
+		return kf_cli_help(
+		    "tasks",
+		    "kforge tasks show TASK [--json]\n\n"
+		    "Everything about one task: fields, every shape, tensors, params, the reference's\n"
+		    "launches and the tolerances in effect. TASK is a task.json, its folder, or a task\n"
+		    "name found under tasks/.\n");
 	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
 		return rc;
 	if (!n_pos)
@@ -518,13 +526,16 @@ static int tasks_validate(int argc, char **argv)
 	int rc;
 
 	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("tasks", "kforge tasks validate [--strict] [--json] [PATH...]\n\n"
-					    "Validates task files: every field, every shape, and the reference and baseline\n"
-					    "kernel files (directives, kernels, arguments, launch limits at every declared\n"
-					    "shape). PATH is a task.json or a folder searched recursively (default tasks/).\n"
-					    "--strict makes unknown fields errors. Prints 'ok NAME' per valid file; errors go\n"
-					    "to stderr naming the file and the field or line. Exit 0 if all are valid, else 2.\n");
-	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, KF_ARRAY_SIZE(pos), &n_pos)))
+		return kf_cli_help(
+		    "tasks",
+		    "kforge tasks validate [--strict] [--json] [PATH...]\n\n"
+		    "Validates task files: every field, every shape, and the reference and baseline\n"
+		    "kernel files (directives, kernels, arguments, launch limits at every declared\n"
+		    "shape). PATH is a task.json or a folder searched recursively (default tasks/).\n"
+		    "--strict makes unknown fields errors. Prints 'ok NAME' per valid file; errors go\n"
+		    "to stderr naming the file and the field or line. Exit 0 if all are valid, else 2.\n");
+	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, KF_ARRAY_SIZE(pos),
+			       &n_pos)))
 		return rc;
 	if (!n_pos)
 		pos[n_pos++] = "tasks";
@@ -576,7 +587,8 @@ static int tasks_validate(int argc, char **argv)
 			/* names are unique within a suite: the knowledge base and reports key on them */
 			for (size_t j = 0; j < i; j++) {
 				if (names[j] && !strcmp(names[j], t->name)) {
-					st = kf_err_set(&err, KF_ERR_INVALID, "%s: name: duplicate task name '%s' (also in '%s')",
+					st = kf_err_set(&err, KF_ERR_INVALID,
+							"%s: name: duplicate task name '%s' (also in '%s')",
 							files.v[i], t->name, files.v[j]);
 					break;
 				}
@@ -644,12 +656,14 @@ int cmd_tasks(int argc, char **argv)
 	if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		if (!sub)
 			return kf_cli_usage_error("tasks", "missing subcommand");
-		return kf_cli_help("tasks", "subcommands:\n"
-					    "  list [DIR] [--json]                    every task below DIR (default tasks/)\n"
-					    "  show TASK [--json]                     everything about one task\n"
-					    "  validate [--strict] [--json] [PATH...] check task files (exit 2 if any is invalid)\n"
-					    "  lint [options] [PATH...]               find degenerate tasks\n"
-					    "\n'kforge tasks <subcommand> --help' shows its options.\n");
+		return kf_cli_help(
+		    "tasks",
+		    "subcommands:\n"
+		    "  list [DIR] [--json]                    every task below DIR (default tasks/)\n"
+		    "  show TASK [--json]                     everything about one task\n"
+		    "  validate [--strict] [--json] [PATH...] check task files (exit 2 if any is invalid)\n"
+		    "  lint [options] [PATH...]               find degenerate tasks\n"
+		    "\n'kforge tasks <subcommand> --help' shows its options.\n");
 	}
 	if (!strcmp(sub, "list"))
 		return tasks_list(argc - 1, argv + 1);

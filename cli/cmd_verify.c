@@ -9,27 +9,28 @@
 #include "verifier/verifier_json.h"
 
 static const char help[] =
-	"Checks KERNEL against the task's reference on every public, hidden and derived edge shape, with\n"
-	"inputs from a secret seed (printed, replay it with --seed), poisoned outputs, guard zones, input\n"
-	"checksums, a determinism check and >= 8 launches per worker.\n\n"
-	"options:\n"
-	"  --backend B      auto (default: cuda when a GPU is usable, else cpu), cpu or cuda\n"
-	"  --seed N         replay a verification with this seed\n"
-	"  --strict         more seeds and edge shapes (what a suspiciously fast kernel gets)\n"
-	"  --all-shapes     keep checking after the first failing shape\n"
-	"  --no-shuffle     cpu: run fibers in program order between barriers\n"
-	"  --timeout-ms MS  limit per launch step (default 20000)\n"
-	"  --json           one JSON document on stdout\n"
-	"exit: 0 pass, 1 rejected, 2 bad task or arguments, 3 internal error, 4 unsupported/unavailable\n";
+    "Checks KERNEL against the task's reference on every public, hidden and derived edge shape, with\n"
+    "inputs from a secret seed (printed, replay it with --seed), poisoned outputs, guard zones, input\n"
+    "checksums, a determinism check and >= 8 launches per worker.\n\n"
+    "options:\n"
+    "  --backend B      auto (default: cuda when a GPU is usable, else cpu), cpu or cuda\n"
+    "  --seed N         replay a verification with this seed\n"
+    "  --strict         more seeds and edge shapes (what a suspiciously fast kernel gets)\n"
+    "  --all-shapes     keep checking after the first failing shape\n"
+    "  --no-shuffle     cpu: run fibers in program order between barriers\n"
+    "  --timeout-ms MS  limit per launch step (default 20000)\n"
+    "  --json           one JSON document on stdout\n"
+    "exit: 0 pass, 1 rejected, 2 bad task or arguments, 3 internal error, 4 unsupported/unavailable\n";
 
 int cmd_verify(int argc, char **argv)
 {
 	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *pos[2];
 	bool json = false, strict = false, all = false, no_shuffle = false, verbose = false;
 	const struct kf_opt opts[] = {
-		{"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL},   {"json", false, NULL, &json},
-		{"strict", false, NULL, &strict},  {"all-shapes", false, NULL, &all}, {"no-shuffle", false, NULL, &no_shuffle},
-		{"verbose", false, NULL, &verbose}, {"timeout-ms", true, &timeout_s, NULL},
+	    {"backend", true, &backend, NULL},  {"seed", true, &seed_s, NULL},
+	    {"json", false, NULL, &json},       {"strict", false, NULL, &strict},
+	    {"all-shapes", false, NULL, &all},  {"no-shuffle", false, NULL, &no_shuffle},
+	    {"verbose", false, NULL, &verbose}, {"timeout-ms", true, &timeout_s, NULL},
 	};
 	size_t n_pos;
 	struct kf_verify_opts vo;
@@ -52,7 +53,8 @@ int cmd_verify(int argc, char **argv)
 	if (timeout_s) {
 		uint64_t ms;
 		if (!kf_cli_parse_u64(timeout_s, &ms) || ms < 100 || ms > 3600000)
-			return kf_cli_usage_error("verify", "--timeout-ms needs 100..3600000, not '%s'", timeout_s);
+			return kf_cli_usage_error("verify", "--timeout-ms needs 100..3600000, not '%s'",
+						  timeout_s);
 		vo.step_timeout_ms = (int)ms;
 	}
 	vo.strict = strict;

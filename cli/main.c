@@ -10,23 +10,23 @@
 volatile int kf_cli_interrupted;
 
 static const struct kf_cmd commands[] = {
-	{"verify", cmd_verify, "the verification protocol: verdict and reasons",
-	 "verify TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
-	{"profile", cmd_profile, "verify, then time against the reference (and baseline)",
-	 "profile TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
-	{"compile", cmd_compile, "NVRTC compile: log, registers, shared memory, spills",
-	 "compile KERNEL [--arch sm_90] [--task TASK] [--json]"},
-	{"optimize", cmd_optimize, "search for a faster kernel with an LLM",
-	 "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options]"},
-	{"bench", cmd_bench, "KernelBench-style runner over many tasks", "bench SUITE [options]"},
-	{"regress", cmd_regress, "re-verify and re-time shipped kernels",
-	 "regress MANIFEST [--junit FILE] [--json] [--update-baselines] [--threshold PCT]"},
-	{"kb", cmd_kb, "the knowledge base", "kb <stats|list|show|export|import|merge|search> [options]"},
-	{"tasks", cmd_tasks, "task files", "tasks <list|validate|lint|show> [options]"},
-	{"report", cmd_report, "render a run's report", "report RUN [--format md|html|json] [--db FILE]"},
-	{"doctor", cmd_doctor, "what this machine has", "doctor [--json]"},
-	{"version", cmd_version, "version and build information", "version [--json]"},
-	{"help", cmd_help, "this list, or one command's help", "help [COMMAND]"},
+    {"verify", cmd_verify, "the verification protocol: verdict and reasons",
+     "verify TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
+    {"profile", cmd_profile, "verify, then time against the reference (and baseline)",
+     "profile TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
+    {"compile", cmd_compile, "NVRTC compile: log, registers, shared memory, spills",
+     "compile KERNEL [--arch sm_90] [--task TASK] [--json]"},
+    {"optimize", cmd_optimize, "search for a faster kernel with an LLM",
+     "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options]"},
+    {"bench", cmd_bench, "KernelBench-style runner over many tasks", "bench SUITE [options]"},
+    {"regress", cmd_regress, "re-verify and re-time shipped kernels",
+     "regress MANIFEST [--junit FILE] [--json] [--update-baselines] [--threshold PCT]"},
+    {"kb", cmd_kb, "the knowledge base", "kb <stats|list|show|export|import|merge|search> [options]"},
+    {"tasks", cmd_tasks, "task files", "tasks <list|validate|lint|show> [options]"},
+    {"report", cmd_report, "render a run's report", "report RUN [--format md|html|json] [--db FILE]"},
+    {"doctor", cmd_doctor, "what this machine has", "doctor [--json]"},
+    {"version", cmd_version, "version and build information", "version [--json]"},
+    {"help", cmd_help, "this list, or one command's help", "help [COMMAND]"},
 };
 
 const struct kf_cmd *kf_cli_find(const char *name)
@@ -157,11 +157,13 @@ int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *op
 				} else if (i + 1 < argc) {
 					*o->value = argv[++i];
 				} else {
-					return kf_cli_usage_error(cmd, "option '--%s' needs a value", o->name);
+					return kf_cli_usage_error(cmd, "option '--%s' needs a value",
+								  o->name);
 				}
 			} else {
 				if (eq)
-					return kf_cli_usage_error(cmd, "option '--%s' takes no value", o->name);
+					return kf_cli_usage_error(cmd, "option '--%s' takes no value",
+								  o->name);
 				*o->flag = true;
 			}
 			continue;

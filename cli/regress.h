@@ -13,16 +13,16 @@
 
 /* One recorded baseline: the median time of the kernel at its task's first timing shape on one arch. */
 struct kf_regress_baseline {
-	char arch[16];	    /* the key: "sm_90" */
+	char arch[16];      /* the key: "sm_90" */
 	double median_us;   /* required, > 0 */
 	char toolchain[32]; /* required: "cuda-13.0" */
-	bool has_ci;	    /* optional ci_lo_us <= median_us <= ci_hi_us: the recorded run's 95% interval */
+	bool has_ci;        /* optional ci_lo_us <= median_us <= ci_hi_us: the recorded run's 95% interval */
 	double ci_lo_us, ci_hi_us;
 	char device[128]; /* optional: the GPU it was recorded on ("" when not given) */
 };
 
 struct kf_regress_entry {
-	char *name;	 /* "name" if given, else the kernel file's base name without ".cu" */
+	char *name;      /* "name" if given, else the kernel file's base name without ".cu" */
 	char *task_path; /* resolved against the manifest's folder */
 	char *kernel_path;
 	size_t n_baselines;
@@ -32,7 +32,7 @@ struct kf_regress_entry {
 
 struct kf_regress_manifest {
 	char *path;
-	cJSON *root;	/* the whole document, kept so a rewrite preserves fields kforge does not know */
+	cJSON *root;    /* the whole document, kept so a rewrite preserves fields kforge does not know */
 	size_t n_archs; /* the optional top-level "archs" list: compiled for even without a baseline */
 	char archs[KF_REGRESS_MAX_ARCHS][16];
 	size_t n_entries;
@@ -62,9 +62,9 @@ enum kf_status kf_regress_manifest_save(const struct kf_regress_manifest *m, str
 /* ---- the regression decision ---- */
 
 struct kf_regress_cmp {
-	double median_ns;	     /* of the current samples */
+	double median_ns;            /* of the current samples */
 	double med_lo_ns, med_hi_ns; /* bootstrap 95% interval of that median */
-	double change;		     /* median / baseline - 1 (0.10 = 10% slower) */
+	double change;               /* median / baseline - 1 (0.10 = 10% slower) */
 	double change_lo, change_hi; /* interval of the change, widened by the baseline's own interval */
 	bool regression;  /* change_lo > threshold: slower by more than the threshold beyond noise */
 	bool improvement; /* change_hi < 0: faster beyond noise */

@@ -75,8 +75,8 @@ static enum kf_status copy_str(char *dst, size_t cap, const char *s, struct kf_j
 static enum kf_status load_baseline(const cJSON *o, struct kf_regress_baseline *b, struct kf_jpath *p,
 				    struct kf_buf *warnings, struct kf_err *err)
 {
-	static const char *const known[] = {"median_us", "toolchain",	"ci_lo_us", "ci_hi_us", "samples",
-					    "device",	 "recorded_at", "clock",    "shape"};
+	static const char *const known[] = {"median_us", "toolchain",   "ci_lo_us", "ci_hi_us", "samples",
+					    "device",    "recorded_at", "clock",    "shape"};
 	const char *s;
 	bool has_lo = false, has_hi = false;
 	enum kf_status st;

@@ -187,7 +187,8 @@ enum kf_status kf_write_file_atomic(const char *path, const void *data, size_t n
 	int fd;
 
 	/* pid and thread id: two threads of one process may write the same file at once */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%ld", path, (long)getpid(), (long)gettid()) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%ld", path, (long)getpid(), (long)gettid()) >=
+	    (int)sizeof(tmp))
 		return kf_err_set(err, KF_ERR_INVALID, "path too long: '%s'", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)

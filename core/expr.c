@@ -79,7 +79,7 @@ struct parser {
 	const struct kf_shape *bind; /* eval mode: values of names */
 	const char *const *names;    /* check mode: allowed names (NULL with check: syntax only) */
 	size_t n_names;
-	bool check;                  /* check mode: syntax and names only, nothing is computed */
+	bool check; /* check mode: syntax and names only, nothing is computed */
 	struct kf_err *err;
 };
 
@@ -119,8 +119,9 @@ static enum kf_status syntax_error(struct parser *p, const char *what)
 		size_t e = p->pos;
 		while (is_ident_char(p->src[e]))
 			e++;
-		return kf_err_set(p->err, KF_ERR_PARSE, "unexpected '%.*s' at column %zu in '%s' (expected %s)",
-				  (int)(e - p->pos), p->src + p->pos, p->pos + 1, p->src, what);
+		return kf_err_set(p->err, KF_ERR_PARSE,
+				  "unexpected '%.*s' at column %zu in '%s' (expected %s)", (int)(e - p->pos),
+				  p->src + p->pos, p->pos + 1, p->src, what);
 	}
 	return kf_err_set(p->err, KF_ERR_PARSE, "unexpected '%c' at column %zu in '%s' (expected %s)",
 			  p->src[p->pos], p->pos + 1, p->src, what);
@@ -272,11 +273,15 @@ static enum kf_status parse_primary(struct parser *p, int64_t *out)
 		name[len] = '\0';
 		skip_ws(p);
 		if (p->src[p->pos] == '(') {
-			char op = !strcmp(name, "cdiv") ? 'c' : !strcmp(name, "min") ? 'm' : !strcmp(name, "max") ? 'M' : 0;
+			char op = !strcmp(name, "cdiv")  ? 'c'
+				  : !strcmp(name, "min") ? 'm'
+				  : !strcmp(name, "max") ? 'M'
+							 : 0;
 			int64_t x = 0, y = 0;
 			if (!op)
 				return kf_err_set(p->err, KF_ERR_PARSE,
-						  "unknown function '%s' in '%s' (only cdiv, min, max)", name, p->src);
+						  "unknown function '%s' in '%s' (only cdiv, min, max)", name,
+						  p->src);
 			p->pos++;
 			st = parse_sum(p, &x);
 			if (st)

@@ -11,9 +11,9 @@
 
 struct kf_sha256 {
 	uint32_t h[8];
-	uint64_t n_bytes;    /* message bytes seen so far */
+	uint64_t n_bytes; /* message bytes seen so far */
 	uint8_t block[64];
-	size_t n_block;      /* bytes waiting in block */
+	size_t n_block; /* bytes waiting in block */
 };
 
 void kf_sha256_init(struct kf_sha256 *c);

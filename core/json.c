@@ -34,7 +34,8 @@ static void jpath_append(struct kf_jpath *p, const char *fmt, ...)
 		return;
 	p->len += (size_t)n;
 	if (p->len >= sizeof(p->path))
-		p->len = sizeof(p->path) - 1; /* truncated: the path is for people, a cut tail is acceptable */
+		p->len =
+		    sizeof(p->path) - 1; /* truncated: the path is for people, a cut tail is acceptable */
 }
 
 size_t kf_jpath_push_key(struct kf_jpath *p, const char *key)
@@ -78,7 +79,8 @@ static void jpath_vformat(const struct kf_jpath *p, char *out, size_t n, const c
 		snprintf(out, n, "%s", msg);
 }
 
-enum kf_status kf_jpath_err(const struct kf_jpath *p, struct kf_err *err, enum kf_status code, const char *fmt, ...)
+enum kf_status kf_jpath_err(const struct kf_jpath *p, struct kf_err *err, enum kf_status code,
+			    const char *fmt, ...)
 {
 	va_list ap;
 	if (!err)
@@ -206,12 +208,14 @@ enum kf_status kf_json_parse(const char *name, const char *text, size_t len, cJS
 		near[k] = '\0';
 		free(copy);
 		if (!len || off >= len)
-			return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON: unexpected end of input", name,
-					  line, col);
+			return kf_err_set(err, KF_ERR_PARSE,
+					  "%s:%zu:%zu: invalid JSON: unexpected end of input", name, line,
+					  col);
 		if (!*near)
-			return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON at the end of the line", name,
-					  line, col);
-		return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON near '%s'", name, line, col, near);
+			return kf_err_set(err, KF_ERR_PARSE,
+					  "%s:%zu:%zu: invalid JSON at the end of the line", name, line, col);
+		return kf_err_set(err, KF_ERR_PARSE, "%s:%zu:%zu: invalid JSON near '%s'", name, line, col,
+				  near);
 	}
 	free(copy);
 	kf_jpath_init(&p, name);
@@ -249,8 +253,8 @@ enum kf_status kf_json_read_file(const char *path, size_t max_bytes, cJSON **out
 
 /* ---- typed access ---------------------------------------------------------------------------- */
 
-static enum kf_status get_item(const cJSON *obj, const char *key, bool required, const cJSON **item, bool *found,
-			       struct kf_jpath *p, struct kf_err *err)
+static enum kf_status get_item(const cJSON *obj, const char *key, bool required, const cJSON **item,
+			       bool *found, struct kf_jpath *p, struct kf_err *err)
 {
 	*item = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 	if (found)
@@ -268,14 +272,14 @@ static enum kf_status type_error(struct kf_jpath *p, const char *key, const char
 				 struct kf_err *err)
 {
 	size_t mark = kf_jpath_push_key(p, key);
-	enum kf_status st = kf_jpath_err(p, err, KF_ERR_INVALID, "expected %s, got %s", want,
-					 kf_json_type_name(item));
+	enum kf_status st =
+	    kf_jpath_err(p, err, KF_ERR_INVALID, "expected %s, got %s", want, kf_json_type_name(item));
 	kf_jpath_pop(p, mark);
 	return st;
 }
 
-enum kf_status kf_json_get_string(const cJSON *obj, const char *key, bool required, const char **out, bool *found,
-				  struct kf_jpath *p, struct kf_err *err)
+enum kf_status kf_json_get_string(const cJSON *obj, const char *key, bool required, const char **out,
+				  bool *found, struct kf_jpath *p, struct kf_err *err)
 {
 	const cJSON *it;
 	enum kf_status st = get_item(obj, key, required, &it, found, p, err);
@@ -287,23 +291,24 @@ enum kf_status kf_json_get_string(const cJSON *obj, const char *key, bool requir
 	return KF_OK;
 }
 
-enum kf_status kf_json_as_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out, const struct kf_jpath *p,
-			      struct kf_err *err)
+enum kf_status kf_json_as_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out,
+			      const struct kf_jpath *p, struct kf_err *err)
 {
 	double d;
 	if (!cJSON_IsNumber(item))
-		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an integer, got %s", kf_json_type_name(item));
+		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an integer, got %s",
+				    kf_json_type_name(item));
 	d = item->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return kf_jpath_err(p, err, KF_ERR_INVALID, "expected an integer, got %.17g", d);
 	if (fabs(d) > JSON_MAX_EXACT || d < (double)lo || d > (double)hi)
-		return kf_jpath_err(p, err, KF_ERR_INVALID, "%.17g is out of range [%lld, %lld]", d, (long long)lo,
-				    (long long)hi);
+		return kf_jpath_err(p, err, KF_ERR_INVALID, "%.17g is out of range [%lld, %lld]", d,
+				    (long long)lo, (long long)hi);
 	*out = (int64_t)d;
 	/* (double)hi may round up past hi (e.g. INT64_MAX); check in the integer domain too */
 	if (*out < lo || *out > hi)
-		return kf_jpath_err(p, err, KF_ERR_INVALID, "%.17g is out of range [%lld, %lld]", d, (long long)lo,
-				    (long long)hi);
+		return kf_jpath_err(p, err, KF_ERR_INVALID, "%.17g is out of range [%lld, %lld]", d,
+				    (long long)lo, (long long)hi);
 	return KF_OK;
 }
 
@@ -391,7 +396,8 @@ enum kf_status kf_json_check_fields(const cJSON *obj, const char *const *known, 
 		if (ok)
 			continue;
 		if (strict)
-			return kf_jpath_err(p, err, KF_ERR_INVALID, "unknown field '%s'", c->string ? c->string : "");
+			return kf_jpath_err(p, err, KF_ERR_INVALID, "unknown field '%s'",
+					    c->string ? c->string : "");
 		kf_jpath_warn(p, warnings, "unknown field '%s' (ignored)", c->string ? c->string : "");
 	}
 	return KF_OK;
@@ -444,8 +450,9 @@ enum kf_status kf_json_print(const cJSON *j, bool pretty, struct kf_buf *out, st
 	st = kf_buf_adds(out, s);
 	free(s);
 	if (st)
-		return kf_err_set(err, st, st == KF_ERR_LIMIT ? "JSON document larger than %zu bytes" : "out of memory",
-				  out->max);
+		return kf_err_set(
+		    err, st, st == KF_ERR_LIMIT ? "JSON document larger than %zu bytes" : "out of memory",
+		    out->max);
 	return KF_OK;
 }
 

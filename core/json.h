@@ -28,15 +28,16 @@ void kf_jpath_pop(struct kf_jpath *p, size_t mark);
 const char *kf_jpath_str(const struct kf_jpath *p);
 
 /* Sets err to "FILE: PATH: message" (parts left out when empty); returns code. */
-enum kf_status kf_jpath_err(const struct kf_jpath *p, struct kf_err *err, enum kf_status code, const char *fmt,
-			    ...) __attribute__((format(printf, 4, 5)));
+enum kf_status kf_jpath_err(const struct kf_jpath *p, struct kf_err *err, enum kf_status code,
+			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #if defined(__clang_analyzer__) && !defined(KF_JPATH_IMPL)
 /* For static analysis only (see kf_err_set in core/kf.h): returns the code it is given. */
-#define kf_jpath_err(p, err, code, ...) (kf_jpath_err((p), (err), (code), __VA_ARGS__), (enum kf_status)(code))
+#define kf_jpath_err(p, err, code, ...)                                                                      \
+	(kf_jpath_err((p), (err), (code), __VA_ARGS__), (enum kf_status)(code))
 #endif
 /* Same text for a warning line appended to out ("FILE: PATH: message\n"); out may be NULL. */
 void kf_jpath_warn(const struct kf_jpath *p, struct kf_buf *out, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Parses text (len bytes) named name; KF_ERR_PARSE "NAME:LINE:COL: invalid JSON" on error. Duplicate
  * keys in any object are a parse error too (cJSON would silently keep the first). */
@@ -48,8 +49,8 @@ enum kf_status kf_json_read_file(const char *path, size_t max_bytes, cJSON **out
 /* Typed access to obj[key] with the path used in errors. A missing key: KF_ERR_INVALID "missing required
  * field" when required, else KF_OK with *found false (found may be NULL). Wrong type: KF_ERR_INVALID
  * "expected a string". Each pushes key onto p only while checking; p is unchanged on return. */
-enum kf_status kf_json_get_string(const cJSON *obj, const char *key, bool required, const char **out, bool *found,
-				  struct kf_jpath *p, struct kf_err *err);
+enum kf_status kf_json_get_string(const cJSON *obj, const char *key, bool required, const char **out,
+				  bool *found, struct kf_jpath *p, struct kf_err *err);
 /* An integral JSON number in [lo, hi] (values beyond 2^53 are rejected: a double cannot hold them). */
 enum kf_status kf_json_get_int(const cJSON *obj, const char *key, bool required, int64_t lo, int64_t hi,
 			       int64_t *out, bool *found, struct kf_jpath *p, struct kf_err *err);
@@ -64,8 +65,8 @@ enum kf_status kf_json_get_array(const cJSON *obj, const char *key, bool require
 enum kf_status kf_json_get_object(const cJSON *obj, const char *key, bool required, const cJSON **out,
 				  struct kf_jpath *p, struct kf_err *err);
 /* Value checks on an item already at the current path. */
-enum kf_status kf_json_as_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out, const struct kf_jpath *p,
-			      struct kf_err *err);
+enum kf_status kf_json_as_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out,
+			      const struct kf_jpath *p, struct kf_err *err);
 /* Name of a JSON value's type for messages ("a string", "an array", "null"). */
 const char *kf_json_type_name(const cJSON *item);
 

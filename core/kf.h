@@ -11,25 +11,25 @@
 /* Public status codes. The numbers never change; add new ones at the end. */
 enum kf_status {
 	KF_OK = 0,
-	KF_ERR_NOMEM = 1,       /* an allocation failed */
-	KF_ERR_IO = 2,          /* a file or pipe could not be read or written */
-	KF_ERR_PARSE = 3,       /* text that does not parse (JSON, a directive, an expression) */
-	KF_ERR_INVALID = 4,     /* well-formed but wrong: unknown name, bad value, missing field */
-	KF_ERR_RANGE = 5,       /* a number out of range, integer overflow, division by zero */
-	KF_ERR_NOTFOUND = 6,    /* a file, record or name that does not exist */
-	KF_ERR_TIMEOUT = 7,     /* a child ran past its wall-clock or CPU limit and was killed */
-	KF_ERR_CRASH = 8,       /* a child died by a signal or broke the protocol */
-	KF_ERR_UNAVAILABLE = 9, /* no GPU, no API key, no tool: the environment cannot do it */
-	KF_ERR_UNSUPPORTED = 10,/* the backend cannot run a construct the kernel uses */
-	KF_ERR_COMPILE = 11,    /* the compiler rejected the source */
-	KF_ERR_LIMIT = 12,      /* a bounded buffer or a budget would be exceeded */
-	KF_ERR_INTERNAL = 13,   /* a bug or an impossible state in kforge itself */
-	KF_ERR_NETWORK = 14,    /* a connection failed or timed out */
-	KF_ERR_HTTP = 15,       /* the server answered with an error status */
-	KF_ERR_DB = 16,         /* SQLite reported an error */
-	KF_ERR_INTERRUPTED = 17,/* SIGINT/SIGTERM asked us to stop */
-	KF_ERR_USAGE = 18,      /* bad command-line arguments */
-	KF_ERR_RUNTIME = 19,    /* a kernel crashed, faulted or deadlocked */
+	KF_ERR_NOMEM = 1,        /* an allocation failed */
+	KF_ERR_IO = 2,           /* a file or pipe could not be read or written */
+	KF_ERR_PARSE = 3,        /* text that does not parse (JSON, a directive, an expression) */
+	KF_ERR_INVALID = 4,      /* well-formed but wrong: unknown name, bad value, missing field */
+	KF_ERR_RANGE = 5,        /* a number out of range, integer overflow, division by zero */
+	KF_ERR_NOTFOUND = 6,     /* a file, record or name that does not exist */
+	KF_ERR_TIMEOUT = 7,      /* a child ran past its wall-clock or CPU limit and was killed */
+	KF_ERR_CRASH = 8,        /* a child died by a signal or broke the protocol */
+	KF_ERR_UNAVAILABLE = 9,  /* no GPU, no API key, no tool: the environment cannot do it */
+	KF_ERR_UNSUPPORTED = 10, /* the backend cannot run a construct the kernel uses */
+	KF_ERR_COMPILE = 11,     /* the compiler rejected the source */
+	KF_ERR_LIMIT = 12,       /* a bounded buffer or a budget would be exceeded */
+	KF_ERR_INTERNAL = 13,    /* a bug or an impossible state in kforge itself */
+	KF_ERR_NETWORK = 14,     /* a connection failed or timed out */
+	KF_ERR_HTTP = 15,        /* the server answered with an error status */
+	KF_ERR_DB = 16,          /* SQLite reported an error */
+	KF_ERR_INTERRUPTED = 17, /* SIGINT/SIGTERM asked us to stop */
+	KF_ERR_USAGE = 18,       /* bad command-line arguments */
+	KF_ERR_RUNTIME = 19,     /* a kernel crashed, faulted or deadlocked */
 	KF_STATUS_COUNT
 };
 
@@ -39,12 +39,18 @@ struct kf_err {
 	char msg[1024];
 };
 
-#define KF_ERR_INIT {KF_OK, {0}}
+#define KF_ERR_INIT                                                                                          \
+	{                                                                                                    \
+		KF_OK,                                                                                       \
+		{                                                                                            \
+			0                                                                                    \
+		}                                                                                            \
+	}
 
 /* Sets err (if non-NULL) to code and a printf-style message; returns code so callers can
  * `return kf_err_set(err, KF_ERR_IO, "cannot open '%s': %s", path, strerror(errno));`. */
 enum kf_status kf_err_set(struct kf_err *err, enum kf_status code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 enum kf_status kf_err_vset(struct kf_err *err, enum kf_status code, const char *fmt, va_list ap);
 /* Prepends "PREFIX: " to err's message (for adding a file name or field path); returns err->code. */
 enum kf_status kf_err_prefix(struct kf_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -72,7 +78,10 @@ struct kf_buf {
 };
 
 extern char kf_buf_empty[];
-#define KF_BUF_INIT(max_bytes) {kf_buf_empty, 0, 0, (max_bytes)}
+#define KF_BUF_INIT(max_bytes)                                                                               \
+	{                                                                                                    \
+		kf_buf_empty, 0, 0, (max_bytes)                                                              \
+	}
 
 void kf_buf_init(struct kf_buf *b, size_t max_bytes);
 /* Frees the storage and re-initializes to empty (same max). */
@@ -97,7 +106,7 @@ enum kf_status kf_buf_read_file(struct kf_buf *b, const char *path, struct kf_er
 enum kf_status kf_write_file_atomic(const char *path, const void *data, size_t n, struct kf_err *err);
 
 /* Checked helpers for the few places where an allocation failure is handled by the caller. */
-char *kf_strdup(const char *s);           /* NULL on NULL or NOMEM */
+char *kf_strdup(const char *s); /* NULL on NULL or NOMEM */
 char *kf_strndup(const char *s, size_t n);
 
 #define KF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -25,21 +25,22 @@
 #define BAL(name) "(?<" name ">\\((?:[^()]++|(?&" name "))*\\))"
 
 static const char *const re_src[] = {
-	/* 0: launch, applied to the comment text from "//" to the end of the line */
-	"^//\\s*kforge:launch\\s+(?<kernel>[A-Za-z_][A-Za-z0-9_]*)\\s+grid\\s*=\\s*" BAL("grid")
-	"\\s*block\\s*=\\s*" BAL("block") "(?:\\s*smem\\s*=\\s*" BAL("smem") ")?"
-	"\\s*args\\s*=\\s*" BAL("args") "\\s*$",
-	/* 1: scratch */
-	"^//\\s*kforge:scratch\\s+(?<name>[A-Za-z_][A-Za-z0-9_]*)\\s+(?<dtype>[A-Za-z0-9_]+)\\s*" BAL("count")
-	"\\s*$",
-	/* 2: any directive word, for the error message */
-	"^//\\s*kforge:(?<word>[A-Za-z0-9_]*)",
-	/* 3: extern "C" */
-	"\\bextern\\s*\"C\"\\s*",
-	/* 4: __global__ */
-	"\\b__global__\\b",
-	/* 5: long(D) */
-	"^long\\s*\\(\\s*(?<dim>[A-Za-z_][A-Za-z0-9_]*)\\s*\\)$",
+    /* 0: launch, applied to the comment text from "//" to the end of the line */
+    "^//\\s*kforge:launch\\s+(?<kernel>[A-Za-z_][A-Za-z0-9_]*)\\s+grid\\s*=\\s*" BAL(
+	"grid") "\\s*block\\s*=\\s*" BAL("block") "(?:\\s*smem\\s*=\\s*" BAL("smem") ")?"
+										     "\\s*args\\s*=\\s*" BAL(
+											 "args") "\\s*$",
+    /* 1: scratch */
+    "^//\\s*kforge:scratch\\s+(?<name>[A-Za-z_][A-Za-z0-9_]*)\\s+(?<dtype>[A-Za-z0-9_]+)\\s*" BAL(
+	"count") "\\s*$",
+    /* 2: any directive word, for the error message */
+    "^//\\s*kforge:(?<word>[A-Za-z0-9_]*)",
+    /* 3: extern "C" */
+    "\\bextern\\s*\"C\"\\s*",
+    /* 4: __global__ */
+    "\\b__global__\\b",
+    /* 5: long(D) */
+    "^long\\s*\\(\\s*(?<dim>[A-Za-z_][A-Za-z0-9_]*)\\s*\\)$",
 };
 enum { RE_LAUNCH, RE_SCRATCH, RE_WORD, RE_EXTERN, RE_GLOBAL, RE_LONG, RE_COUNT };
 
@@ -56,7 +57,8 @@ static void re_compile(void)
 		if (!re[i]) {
 			PCRE2_UCHAR buf[200];
 			pcre2_get_error_message(code, buf, sizeof(buf));
-			snprintf(re_error, sizeof(re_error), "regex %d at offset %zu: %s", i, (size_t)off, (char *)buf);
+			snprintf(re_error, sizeof(re_error), "regex %d at offset %zu: %s", i, (size_t)off,
+				 (char *)buf);
 			return;
 		}
 	}
@@ -306,8 +308,9 @@ static char *param_text(const char *code, size_t open, size_t close)
  * parameter list text (see param_text) or NULL. */
 static char *name_after_global(const char *code, size_t len, size_t i, char **params)
 {
-	static const char *const attrs[] = {"__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__attribute__",
-					    "__declspec", "alignas", "__align__", "__noinline__", "__forceinline__"};
+	static const char *const attrs[] = {"__launch_bounds__", "__maxnreg__",  "__cluster_dims__",
+					    "__attribute__",     "__declspec",   "alignas",
+					    "__align__",         "__noinline__", "__forceinline__"};
 	size_t last_a = 0, last_n = 0;
 	while (i < len) {
 		char c = code[i];
@@ -322,7 +325,8 @@ static char *name_after_global(const char *code, size_t len, size_t i, char **pa
 				attr |= strlen(attrs[k]) == i - a && !strncmp(code + a, attrs[k], i - a);
 			if (attr) {
 				size_t j = i;
-				while (j < len && (code[j] == ' ' || code[j] == '\t' || code[j] == '\n' || code[j] == '\r'))
+				while (j < len && (code[j] == ' ' || code[j] == '\t' || code[j] == '\n' ||
+						   code[j] == '\r'))
 					j++;
 				if (j < len && code[j] == '(')
 					i = skip_balanced(code, len, j);
@@ -504,8 +508,8 @@ static bool is_ident(const char *s)
 	return true;
 }
 
-static enum kf_status parse_args(struct kf_kfile *k, struct kf_launch *l, const char *group, pcre2_match_data *ml,
-				 struct kf_err *err)
+static enum kf_status parse_args(struct kf_kfile *k, struct kf_launch *l, const char *group,
+				 pcre2_match_data *ml, struct kf_err *err)
 {
 	char *parts[KF_PLAN_MAX_ARGS];
 	int n = split_top(group, parts, KF_PLAN_MAX_ARGS);
@@ -549,17 +553,19 @@ static enum kf_status parse_args(struct kf_kfile *k, struct kf_launch *l, const 
 			if (!st && !(a->name = kf_strdup(s)))
 				st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		} else {
-			st = line_err(k, l->line, err, KF_ERR_INVALID,
-				      "args[%d]: bad argument '%s' (expected a tensor, scratch, param or dim name, "
-				      "long(DIM) or an integer literal)", i, s);
+			st = line_err(
+			    k, l->line, err, KF_ERR_INVALID,
+			    "args[%d]: bad argument '%s' (expected a tensor, scratch, param or dim name, "
+			    "long(DIM) or an integer literal)",
+			    i, s);
 		}
 		free(parts[i]);
 	}
 	return st;
 }
 
-static enum kf_status parse_launch(struct kf_kfile *k, int line, const char *text, size_t n, pcre2_match_data *md,
-				   pcre2_match_data *ml, struct kf_err *err)
+static enum kf_status parse_launch(struct kf_kfile *k, int line, const char *text, size_t n,
+				   pcre2_match_data *md, pcre2_match_data *ml, struct kf_err *err)
 {
 	struct kf_launch *l, *nl;
 	char *grid = NULL, *block = NULL, *smem = NULL, *args = NULL;
@@ -568,7 +574,8 @@ static enum kf_status parse_launch(struct kf_kfile *k, int line, const char *tex
 
 	(void)n;
 	if (k->n_launches >= KFILE_MAX_LAUNCHES)
-		return line_err(k, line, err, KF_ERR_INVALID, "more than %d launch directives", KFILE_MAX_LAUNCHES);
+		return line_err(k, line, err, KF_ERR_INVALID, "more than %d launch directives",
+				KFILE_MAX_LAUNCHES);
 	nl = realloc(k->launches, (k->n_launches + 1) * sizeof(*nl));
 	if (!nl)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
@@ -601,7 +608,8 @@ static enum kf_status parse_launch(struct kf_kfile *k, int line, const char *tex
 			goto out;
 		}
 		if (c != 1) {
-			st = line_err(k, line, err, KF_ERR_INVALID, "smem=%s: needs exactly one expression", smem);
+			st = line_err(k, line, err, KF_ERR_INVALID, "smem=%s: needs exactly one expression",
+				      smem);
 			goto out;
 		}
 		l->smem = parts[0];
@@ -629,7 +637,8 @@ static enum kf_status parse_scratch(struct kf_kfile *k, int line, const char *te
 	int c;
 
 	if (k->n_scratch >= KFILE_MAX_SCRATCH)
-		return line_err(k, line, err, KF_ERR_INVALID, "more than %d scratch directives", KFILE_MAX_SCRATCH);
+		return line_err(k, line, err, KF_ERR_INVALID, "more than %d scratch directives",
+				KFILE_MAX_SCRATCH);
 	ns = realloc(k->scratch, (k->n_scratch + 1) * sizeof(*ns));
 	if (!ns)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
@@ -650,15 +659,17 @@ static enum kf_status parse_scratch(struct kf_kfile *k, int line, const char *te
 	}
 	for (size_t i = 0; i + 1 < k->n_scratch; i++) {
 		if (!strcmp(k->scratch[i].name, s->name)) {
-			st = line_err(k, line, err, KF_ERR_INVALID, "scratch '%s' already declared on line %d", s->name,
-				      k->scratch[i].line);
+			st =
+			    line_err(k, line, err, KF_ERR_INVALID, "scratch '%s' already declared on line %d",
+				     s->name, k->scratch[i].line);
 			goto out;
 		}
 	}
 	if (!kf_dtype_parse(dtype, &s->dtype)) {
-		st = line_err(k, line, err, KF_ERR_INVALID,
-			      "scratch '%s': unknown dtype '%s' (expected one of f64 f32 f16 bf16 i64 i32 i16 i8 u8)",
-			      s->name, dtype);
+		st = line_err(
+		    k, line, err, KF_ERR_INVALID,
+		    "scratch '%s': unknown dtype '%s' (expected one of f64 f32 f16 bf16 i64 i32 i16 i8 u8)",
+		    s->name, dtype);
 		goto out;
 	}
 	c = split_top(count, parts, 1);
@@ -667,8 +678,8 @@ static enum kf_status parse_scratch(struct kf_kfile *k, int line, const char *te
 		goto out;
 	}
 	if (c != 1) {
-		st = line_err(k, line, err, KF_ERR_INVALID, "scratch '%s': count %s needs exactly one expression",
-			      s->name, count);
+		st = line_err(k, line, err, KF_ERR_INVALID,
+			      "scratch '%s': count %s needs exactly one expression", s->name, count);
 		goto out;
 	}
 	s->count = parts[0];
@@ -681,8 +692,9 @@ out:
 }
 
 /* A line whose comment mentions "kforge:" must be a well-formed directive on its own line. */
-static enum kf_status parse_line(struct kf_kfile *k, int line, const char *ls, size_t n, const unsigned char *cm,
-				 pcre2_match_data *md, pcre2_match_data *ml, struct kf_err *err)
+static enum kf_status parse_line(struct kf_kfile *k, int line, const char *ls, size_t n,
+				 const unsigned char *cm, pcre2_match_data *md, pcre2_match_data *ml,
+				 struct kf_err *err)
 {
 	char *text;
 	size_t i = 0, tn;
@@ -715,20 +727,24 @@ static enum kf_status parse_line(struct kf_kfile *k, int line, const char *ls, s
 		if (!word)
 			st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		else if (!strcmp(word, "launch"))
-			st = line_err(k, line, err, KF_ERR_INVALID,
-				      "malformed launch directive (expected '// kforge:launch KERNEL grid=(E[,E[,E]]) "
-				      "block=(E[,E[,E]]) [smem=(E)] args=(ARG, ...)' with balanced parentheses)");
+			st = line_err(
+			    k, line, err, KF_ERR_INVALID,
+			    "malformed launch directive (expected '// kforge:launch KERNEL grid=(E[,E[,E]]) "
+			    "block=(E[,E[,E]]) [smem=(E)] args=(ARG, ...)' with balanced parentheses)");
 		else if (!strcmp(word, "scratch"))
-			st = line_err(k, line, err, KF_ERR_INVALID,
-				      "malformed scratch directive (expected '// kforge:scratch NAME DTYPE (E)')");
+			st = line_err(
+			    k, line, err, KF_ERR_INVALID,
+			    "malformed scratch directive (expected '// kforge:scratch NAME DTYPE (E)')");
 		else
-			st = line_err(k, line, err, KF_ERR_INVALID,
-				      "unknown directive 'kforge:%s' (expected kforge:launch or kforge:scratch)", word);
+			st = line_err(
+			    k, line, err, KF_ERR_INVALID,
+			    "unknown directive 'kforge:%s' (expected kforge:launch or kforge:scratch)", word);
 		free(word);
 	} else {
-		st = line_err(k, line, err, KF_ERR_INVALID,
-			      "comment mentions 'kforge:' but is not a directive (expected '// kforge:launch ...' or "
-			      "'// kforge:scratch ...')");
+		st = line_err(
+		    k, line, err, KF_ERR_INVALID,
+		    "comment mentions 'kforge:' but is not a directive (expected '// kforge:launch ...' or "
+		    "'// kforge:scratch ...')");
 	}
 	free(text);
 	return st;
@@ -752,7 +768,8 @@ enum kf_status kf_kfile_parse(const char *path, const char *source, size_t len, 
 	if (memchr(source, '\0', len))
 		return kf_err_set(err, KF_ERR_INVALID, "%s: contains a NUL byte (not a source file)", path);
 	k = calloc(1, sizeof(*k));
-	if (!k || !(k->path = kf_strdup(path ? path : "<kernel>")) || !(k->source = kf_strndup(source, len))) {
+	if (!k || !(k->path = kf_strdup(path ? path : "<kernel>")) ||
+	    !(k->source = kf_strndup(source, len))) {
 		kf_kfile_free(k);
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
@@ -779,8 +796,10 @@ enum kf_status kf_kfile_parse(const char *path, const char *source, size_t len, 
 	if ((st = find_kernels(k, code, len, err)))
 		goto fail;
 	if (!k->n_launches) {
-		st = kf_err_set(err, KF_ERR_INVALID, "%s: no '// kforge:launch' directive (a kernel file says how to "
-				"launch itself)", k->path);
+		st = kf_err_set(err, KF_ERR_INVALID,
+				"%s: no '// kforge:launch' directive (a kernel file says how to "
+				"launch itself)",
+				k->path);
 		goto fail;
 	}
 	free(cm);
@@ -819,8 +838,8 @@ static int scratch_index(const struct kf_kfile *k, const char *name)
 	return -1;
 }
 
-static enum kf_status check_expr(const struct kf_kfile *k, const struct kf_task *t, int line, const char *what,
-				 const char *e, struct kf_err *err)
+static enum kf_status check_expr(const struct kf_kfile *k, const struct kf_task *t, int line,
+				 const char *what, const char *e, struct kf_err *err)
 {
 	struct kf_err e2 = KF_ERR_INIT;
 	if (kf_expr_check(e, (const char *const *)t->dims, t->n_dims, &e2))
@@ -834,19 +853,25 @@ enum pclass { PC_UNKNOWN, PC_MACRO, PC_PTR, PC_I32, PC_I64, PC_F32, PC_F64 };
 static const char *pclass_name(enum pclass c)
 {
 	switch (c) {
-	case PC_PTR: return "a device pointer";
-	case PC_I32: return "an int (4 bytes)";
-	case PC_I64: return "a long long (8 bytes)";
-	case PC_F32: return "a float";
-	case PC_F64: return "a double";
-	default: return "something else";
+	case PC_PTR:
+		return "a device pointer";
+	case PC_I32:
+		return "an int (4 bytes)";
+	case PC_I64:
+		return "a long long (8 bytes)";
+	case PC_F32:
+		return "a float";
+	case PC_F64:
+		return "a double";
+	default:
+		return "something else";
 	}
 }
 
 static bool is_type_word(const char *w, size_t n)
 {
-	static const char *const words[] = {"int", "long", "short", "char", "float", "double", "unsigned", "signed",
-					    "bool", "void"};
+	static const char *const words[] = {"int",    "long",     "short",  "char", "float",
+					    "double", "unsigned", "signed", "bool", "void"};
 	for (size_t i = 0; i < KF_ARRAY_SIZE(words); i++)
 		if (strlen(words[i]) == n && !strncmp(w, words[i], n))
 			return true;
@@ -858,18 +883,32 @@ static bool is_type_word(const char *w, size_t n)
  * word is PC_MACRO (a macro may stand for several parameters, so counts cannot be trusted). */
 static enum pclass classify_param(const char *d, size_t n)
 {
-	static const char *const quals[] = {"const", "volatile", "__restrict__", "__restrict", "restrict", "register",
-					    "std"};
+	static const char *const quals[] = {"const",    "volatile", "__restrict__", "__restrict",
+					    "restrict", "register", "std"};
 	static const struct {
 		const char *type;
 		enum pclass c;
 	} types[] = {
-		{"int", PC_I32}, {"signed", PC_I32}, {"signed int", PC_I32}, {"unsigned", PC_I32},
-		{"unsigned int", PC_I32}, {"int32_t", PC_I32}, {"uint32_t", PC_I32},
-		{"long", PC_I64}, {"long int", PC_I64}, {"unsigned long", PC_I64}, {"long long", PC_I64},
-		{"long long int", PC_I64}, {"unsigned long long", PC_I64}, {"unsigned long long int", PC_I64},
-		{"int64_t", PC_I64}, {"uint64_t", PC_I64}, {"size_t", PC_I64}, {"ptrdiff_t", PC_I64},
-		{"float", PC_F32}, {"double", PC_F64},
+	    {"int", PC_I32},
+	    {"signed", PC_I32},
+	    {"signed int", PC_I32},
+	    {"unsigned", PC_I32},
+	    {"unsigned int", PC_I32},
+	    {"int32_t", PC_I32},
+	    {"uint32_t", PC_I32},
+	    {"long", PC_I64},
+	    {"long int", PC_I64},
+	    {"unsigned long", PC_I64},
+	    {"long long", PC_I64},
+	    {"long long int", PC_I64},
+	    {"unsigned long long", PC_I64},
+	    {"unsigned long long int", PC_I64},
+	    {"int64_t", PC_I64},
+	    {"uint64_t", PC_I64},
+	    {"size_t", PC_I64},
+	    {"ptrdiff_t", PC_I64},
+	    {"float", PC_F32},
+	    {"double", PC_F64},
 	};
 	const char *tok[16];
 	size_t tlen[16], nt = 0;
@@ -907,7 +946,8 @@ static enum pclass classify_param(const char *d, size_t n)
 	if (nt >= 2 && !is_type_word(tok[nt - 1], tlen[nt - 1]))
 		nt--; /* the parameter's name */
 	for (size_t i = 0; i < nt; i++) {
-		int w = snprintf(type + used, sizeof(type) - used, "%s%.*s", i ? " " : "", (int)tlen[i], tok[i]);
+		int w =
+		    snprintf(type + used, sizeof(type) - used, "%s%.*s", i ? " " : "", (int)tlen[i], tok[i]);
 		if (w < 0 || (size_t)w >= sizeof(type) - used)
 			return PC_UNKNOWN;
 		used += (size_t)w;
@@ -931,10 +971,14 @@ static enum pclass arg_class(const struct kf_task *t, const struct kf_arg *a)
 		return PC_I64;
 	case KF_ARG_PARAM:
 		switch (t->params[a->index].dtype) {
-		case KF_DTYPE_F32: return PC_F32;
-		case KF_DTYPE_F64: return PC_F64;
-		case KF_DTYPE_I32: return PC_I32;
-		default: return PC_I64;
+		case KF_DTYPE_F32:
+			return PC_F32;
+		case KF_DTYPE_F64:
+			return PC_F64;
+		case KF_DTYPE_I32:
+			return PC_I32;
+		default:
+			return PC_I64;
 		}
 	default:
 		return PC_UNKNOWN;
@@ -942,8 +986,8 @@ static enum pclass arg_class(const struct kf_task *t, const struct kf_arg *a)
 }
 
 /* Checks a bound launch against its kernel's parameter list (when readable). */
-static enum kf_status check_signature(const struct kf_kfile *k, const struct kf_task *t, const struct kf_launch *l,
-				      const char *params, struct kf_err *err)
+static enum kf_status check_signature(const struct kf_kfile *k, const struct kf_task *t,
+				      const struct kf_launch *l, const char *params, struct kf_err *err)
 {
 	size_t starts[KF_PLAN_MAX_ARGS + 1], lens[KF_PLAN_MAX_ARGS + 1], n = 0, a = 0;
 	int depth = 0;
@@ -960,7 +1004,8 @@ static enum kf_status check_signature(const struct kf_kfile *k, const struct kf_
 				depth--;
 			if (c == '\0' || (c == ',' && depth == 0)) {
 				if (n > KF_PLAN_MAX_ARGS)
-					return KF_OK; /* more than any launch can pass: leave it to the compiler */
+					return KF_OK; /* more than any launch can pass: leave it to the
+							 compiler */
 				starts[n] = a, lens[n] = i - a, n++;
 				a = i + 1;
 			}
@@ -971,8 +1016,8 @@ static enum kf_status check_signature(const struct kf_kfile *k, const struct kf_
 	}
 	if (n != l->n_args)
 		return line_err(k, l->line, err, KF_ERR_INVALID,
-				"kernel '%s' takes %zu parameter%s but the directive passes %zu argument%s", l->kernel, n,
-				n == 1 ? "" : "s", l->n_args, l->n_args == 1 ? "" : "s");
+				"kernel '%s' takes %zu parameter%s but the directive passes %zu argument%s",
+				l->kernel, n, n == 1 ? "" : "s", l->n_args, l->n_args == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		enum pclass want = classify_param(params + starts[i], lens[i]);
 		enum pclass have = arg_class(t, &l->args[i]);
@@ -998,8 +1043,8 @@ enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct
 				    : kf_task_dim_index(t, s->name) >= 0   ? "dim"
 									   : NULL;
 		if (clash)
-			return line_err(k, s->line, err, KF_ERR_INVALID, "scratch '%s' has the name of a task %s",
-					s->name, clash);
+			return line_err(k, s->line, err, KF_ERR_INVALID,
+					"scratch '%s' has the name of a task %s", s->name, clash);
 		snprintf(what, sizeof(what), "scratch '%s'", s->name);
 		if ((st = check_expr(k, t, s->line, what, s->count, err)))
 			return st;
@@ -1015,7 +1060,8 @@ enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct
 		}
 		if (!found)
 			return line_err(k, l->line, err, KF_ERR_INVALID,
-					"unknown kernel '%s': no extern \"C\" __global__ function of that name in the file",
+					"unknown kernel '%s': no extern \"C\" __global__ function of that "
+					"name in the file",
 					l->kernel);
 		for (size_t i = 0; i < l->grid_rank; i++) {
 			snprintf(what, sizeof(what), "grid[%zu]", i);
@@ -1037,8 +1083,8 @@ enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct
 			if (a->is_long) {
 				if ((idx = kf_task_dim_index(t, a->name)) < 0)
 					return line_err(k, l->line, err, KF_ERR_INVALID,
-							"args[%zu]: long(%s): '%s' is not a dim of the task", i, a->name,
-							a->name);
+							"args[%zu]: long(%s): '%s' is not a dim of the task",
+							i, a->name, a->name);
 				a->kind = KF_ARG_DIM_LONG;
 			} else if ((idx = kf_task_tensor_index(t, a->name)) >= 0) {
 				a->kind = KF_ARG_TENSOR;
@@ -1050,7 +1096,8 @@ enum kf_status kf_kfile_bind(struct kf_kfile *k, const struct kf_task *t, struct
 				a->kind = KF_ARG_DIM_INT;
 			} else {
 				return line_err(k, l->line, err, KF_ERR_INVALID,
-						"unknown argument '%s' (not a tensor, scratch, param or dim)", a->name);
+						"unknown argument '%s' (not a tensor, scratch, param or dim)",
+						a->name);
 			}
 			a->index = idx;
 		}
@@ -1077,7 +1124,8 @@ static enum kf_status eval_at(const struct kf_kfile *k, int line, const char *wh
 	struct kf_err e2 = KF_ERR_INIT;
 	enum kf_status st = kf_expr_eval(e, s, v, &e2);
 	if (st)
-		return line_err(k, line, err, st == KF_ERR_RANGE ? KF_ERR_INVALID : st, "%s: %s", what, e2.msg);
+		return line_err(k, line, err, st == KF_ERR_RANGE ? KF_ERR_INVALID : st, "%s: %s", what,
+				e2.msg);
 	return KF_OK;
 }
 
@@ -1109,8 +1157,9 @@ static enum kf_status plan_launch(const struct kf_kfile *k, const struct kf_task
 			if ((st = eval_at(k, l->line, what, l->grid[i], s, &v, err)))
 				return st;
 			if (v < 1 || v > grid_max[i])
-				return line_err(k, l->line, err, KF_ERR_INVALID, "grid[%d] = '%s' = %lld is outside 1..%lld",
-						i, l->grid[i], (long long)v, (long long)grid_max[i]);
+				return line_err(k, l->line, err, KF_ERR_INVALID,
+						"grid[%d] = '%s' = %lld is outside 1..%lld", i, l->grid[i],
+						(long long)v, (long long)grid_max[i]);
 			pl->grid[i] = (uint32_t)v;
 		}
 		if ((size_t)i < l->block_rank) {
@@ -1119,21 +1168,22 @@ static enum kf_status plan_launch(const struct kf_kfile *k, const struct kf_task
 				return st;
 			if (v < 1 || v > block_max[i])
 				return line_err(k, l->line, err, KF_ERR_INVALID,
-						"block[%d] = '%s' = %lld is outside 1..%lld", i, l->block[i], (long long)v,
-						(long long)block_max[i]);
+						"block[%d] = '%s' = %lld is outside 1..%lld", i, l->block[i],
+						(long long)v, (long long)block_max[i]);
 			pl->block[i] = (uint32_t)v;
 			prod *= v;
 		}
 	}
 	if (prod > 1024)
-		return line_err(k, l->line, err, KF_ERR_INVALID, "block has %lld threads; at most 1024", (long long)prod);
+		return line_err(k, l->line, err, KF_ERR_INVALID, "block has %lld threads; at most 1024",
+				(long long)prod);
 	pl->smem_bytes = 0;
 	if (l->smem) {
 		if ((st = eval_at(k, l->line, "smem", l->smem, s, &v, err)))
 			return st;
 		if (v < 0 || v > UINT32_MAX)
-			return line_err(k, l->line, err, KF_ERR_INVALID, "smem = '%s' = %lld bytes is out of range",
-					l->smem, (long long)v);
+			return line_err(k, l->line, err, KF_ERR_INVALID,
+					"smem = '%s' = %lld bytes is out of range", l->smem, (long long)v);
 		pl->smem_bytes = (uint32_t)v;
 	}
 	if (l->n_args > KF_PLAN_MAX_ARGS)
@@ -1154,17 +1204,18 @@ static enum kf_status plan_launch(const struct kf_kfile *k, const struct kf_task
 		case KF_ARG_DIM_INT:
 		case KF_ARG_DIM_LONG:
 			if (!kf_shape_get(s, a->name, &v))
-				return line_err(k, l->line, err, KF_ERR_INVALID, "args[%zu]: dim '%s' is not bound", i,
-						a->name);
+				return line_err(k, l->line, err, KF_ERR_INVALID,
+						"args[%zu]: dim '%s' is not bound", i, a->name);
 			if (a->kind == KF_ARG_DIM_LONG) {
 				long long ll = v;
 				put_scalar(pa, &ll, 8);
 			} else {
 				int32_t iv;
 				if (v < INT32_MIN || v > INT32_MAX)
-					return line_err(k, l->line, err, KF_ERR_INVALID,
-							"args[%zu]: dim %s = %lld does not fit in an int; pass long(%s)", i,
-							a->name, (long long)v, a->name);
+					return line_err(
+					    k, l->line, err, KF_ERR_INVALID,
+					    "args[%zu]: dim %s = %lld does not fit in an int; pass long(%s)",
+					    i, a->name, (long long)v, a->name);
 				iv = (int32_t)v;
 				put_scalar(pa, &iv, 4);
 			}
@@ -1241,13 +1292,15 @@ enum kf_status kf_plan_make(const struct kf_kfile *k, const struct kf_task *t, c
 		if ((st = eval_at(k, sc->line, "scratch count", sc->count, s, &n, err)))
 			break;
 		if (n < 1) {
-			st = line_err(k, sc->line, err, KF_ERR_INVALID, "scratch '%s' has %lld elements; needs at least 1",
-				      sc->name, (long long)n);
+			st = line_err(k, sc->line, err, KF_ERR_INVALID,
+				      "scratch '%s' has %lld elements; needs at least 1", sc->name,
+				      (long long)n);
 			break;
 		}
 		b->numel = (uint64_t)n;
 		if (__builtin_mul_overflow(b->numel, (uint64_t)kf_dtype_size(b->dtype), &b->n_bytes))
-			st = line_err(k, sc->line, err, KF_ERR_INVALID, "scratch '%s': size overflows 64 bits", sc->name);
+			st = line_err(k, sc->line, err, KF_ERR_INVALID,
+				      "scratch '%s': size overflows 64 bits", sc->name);
 	}
 	for (size_t i = 0; i < k->n_launches && !st; i++)
 		st = plan_launch(k, t, s, &k->launches[i], &p->launches[i], err);

@@ -19,8 +19,8 @@ enum kf_arg_kind {
 
 struct kf_arg {
 	enum kf_arg_kind kind;
-	char *name;      /* as written (for long(D): D) */
-	bool is_long;    /* written as long(D) */
+	char *name;   /* as written (for long(D): D) */
+	bool is_long; /* written as long(D) */
 	int index;
 	int64_t literal;
 };
@@ -78,9 +78,9 @@ enum kf_parg_kind { KF_PARG_BUFFER, KF_PARG_SCALAR };
 
 struct kf_parg {
 	enum kf_parg_kind kind;
-	uint32_t buffer;   /* BUFFER: index into plan buffers */
-	uint32_t size;     /* SCALAR: 4 or 8 bytes */
-	uint8_t bytes[8];  /* SCALAR: the value, host byte order */
+	uint32_t buffer;  /* BUFFER: index into plan buffers */
+	uint32_t size;    /* SCALAR: 4 or 8 bytes */
+	uint8_t bytes[8]; /* SCALAR: the value, host byte order */
 };
 
 #define KF_PLAN_MAX_ARGS 64

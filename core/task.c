@@ -30,15 +30,11 @@ static const struct {
 	size_t size;
 	bool is_float;
 } dtypes[KF_DTYPE_COUNT] = {
-	[KF_DTYPE_F64] = {"f64", "double", 8, true},
-	[KF_DTYPE_F32] = {"f32", "float", 4, true},
-	[KF_DTYPE_F16] = {"f16", "__half", 2, true},
-	[KF_DTYPE_BF16] = {"bf16", "__nv_bfloat16", 2, true},
-	[KF_DTYPE_I64] = {"i64", "long long", 8, false},
-	[KF_DTYPE_I32] = {"i32", "int", 4, false},
-	[KF_DTYPE_I16] = {"i16", "short", 2, false},
-	[KF_DTYPE_I8] = {"i8", "signed char", 1, false},
-	[KF_DTYPE_U8] = {"u8", "unsigned char", 1, false},
+    [KF_DTYPE_F64] = {"f64", "double", 8, true},       [KF_DTYPE_F32] = {"f32", "float", 4, true},
+    [KF_DTYPE_F16] = {"f16", "__half", 2, true},       [KF_DTYPE_BF16] = {"bf16", "__nv_bfloat16", 2, true},
+    [KF_DTYPE_I64] = {"i64", "long long", 8, false},   [KF_DTYPE_I32] = {"i32", "int", 4, false},
+    [KF_DTYPE_I16] = {"i16", "short", 2, false},       [KF_DTYPE_I8] = {"i8", "signed char", 1, false},
+    [KF_DTYPE_U8] = {"u8", "unsigned char", 1, false},
 };
 
 const char *kf_dtype_name(enum kf_dtype t)
@@ -89,11 +85,21 @@ const char *kf_role_name(enum kf_role r)
 static void int_range(enum kf_dtype t, double *lo, double *hi)
 {
 	switch (t) {
-	case KF_DTYPE_I8: *lo = -128, *hi = 127; break;
-	case KF_DTYPE_U8: *lo = 0, *hi = 255; break;
-	case KF_DTYPE_I16: *lo = -32768, *hi = 32767; break;
-	case KF_DTYPE_I32: *lo = -2147483648.0, *hi = 2147483647.0; break;
-	default: *lo = -9007199254740992.0, *hi = 9007199254740992.0; break; /* exact in a double */
+	case KF_DTYPE_I8:
+		*lo = -128, *hi = 127;
+		break;
+	case KF_DTYPE_U8:
+		*lo = 0, *hi = 255;
+		break;
+	case KF_DTYPE_I16:
+		*lo = -32768, *hi = 32767;
+		break;
+	case KF_DTYPE_I32:
+		*lo = -2147483648.0, *hi = 2147483647.0;
+		break;
+	default:
+		*lo = -9007199254740992.0, *hi = 9007199254740992.0;
+		break; /* exact in a double */
 	}
 }
 
@@ -187,10 +193,12 @@ enum kf_status kf_task_numel(const struct kf_task *t, size_t ti, const struct kf
 		if (st)
 			return kf_err_prefix(err, "tensor '%s' shape[%zu]", x->name, i);
 		if (v < 1)
-			return kf_err_set(err, KF_ERR_RANGE, "tensor '%s' shape[%zu]: '%s' is %lld (must be at least 1)",
+			return kf_err_set(err, KF_ERR_RANGE,
+					  "tensor '%s' shape[%zu]: '%s' is %lld (must be at least 1)",
 					  x->name, i, x->shape[i], (long long)v);
 		if (__builtin_mul_overflow(n, v, &n))
-			return kf_err_set(err, KF_ERR_RANGE, "tensor '%s': element count overflows 64 bits", x->name);
+			return kf_err_set(err, KF_ERR_RANGE, "tensor '%s': element count overflows 64 bits",
+					  x->name);
 	}
 	*out = n;
 	return KF_OK;
@@ -301,12 +309,13 @@ static bool reserved(const char *s)
 static enum kf_status check_ident(struct loader *L, const char *s, const char *what)
 {
 	if (!ident_ok(s))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
-				    "%s name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, under %d characters)",
-				    what, s, KF_NAME_MAX);
+		return kf_jpath_err(
+		    &L->p, L->err, KF_ERR_INVALID,
+		    "%s name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, under %d characters)", what,
+		    s, KF_NAME_MAX);
 	if (reserved(s))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "%s name '%s' is reserved by the directive grammar",
-				    what, s);
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				    "%s name '%s' is reserved by the directive grammar", what, s);
 	return KF_OK;
 }
 
@@ -338,8 +347,8 @@ static enum kf_status load_header(struct loader *L, const cJSON *root)
 		return st;
 	if (strcmp(fmt, "kforge-task/1")) {
 		m = kf_jpath_push_key(&L->p, "format");
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "unsupported format '%s' (expected 'kforge-task/1')",
-				  fmt);
+		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				  "unsupported format '%s' (expected 'kforge-task/1')", fmt);
 		kf_jpath_pop(&L->p, m);
 		return st;
 	}
@@ -347,8 +356,10 @@ static enum kf_status load_header(struct loader *L, const cJSON *root)
 		return st;
 	if (!task_name_ok(t->name)) {
 		m = kf_jpath_push_key(&L->p, "name");
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "'%s' is not a valid task name (expected [a-z0-9_]+, "
-				  "under %d characters)", t->name, KF_NAME_MAX);
+		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				  "'%s' is not a valid task name (expected [a-z0-9_]+, "
+				  "under %d characters)",
+				  t->name, KF_NAME_MAX);
 		kf_jpath_pop(&L->p, m);
 		return st;
 	}
@@ -399,7 +410,8 @@ static enum kf_status load_dims(struct loader *L, const cJSON *root)
 					  kf_json_type_name(it));
 		} else if (!(st = check_ident(L, it->valuestring, "dim"))) {
 			if (kf_task_dim_index(t, it->valuestring) >= 0)
-				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "duplicate dim '%s'", it->valuestring);
+				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "duplicate dim '%s'",
+						  it->valuestring);
 			else if (!(t->dims[t->n_dims] = kf_strdup(it->valuestring)))
 				st = nomem(L);
 			else
@@ -449,7 +461,8 @@ static enum kf_status load_fixed(struct loader *L, const cJSON *root)
 		else if (kf_task_dim_index(t, it->valuestring) < 0)
 			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "unknown dim '%s'", it->valuestring);
 		else if (fixed_index(t, it->valuestring) >= 0)
-			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "duplicate dim '%s'", it->valuestring);
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "duplicate dim '%s'",
+					  it->valuestring);
 		else if (!(t->fixed_dims[t->n_fixed] = kf_strdup(it->valuestring)))
 			st = nomem(L);
 		else
@@ -470,8 +483,8 @@ static enum kf_status load_binding(struct loader *L, const cJSON *obj, struct kf
 	const cJSON *it;
 
 	if (!cJSON_IsObject(obj))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object binding every dim, got %s",
-				    kf_json_type_name(obj));
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				    "expected an object binding every dim, got %s", kf_json_type_name(obj));
 	memset(s, 0, sizeof(*s));
 	cJSON_ArrayForEach(it, obj)
 	{
@@ -508,7 +521,8 @@ static enum kf_status load_shape_list(struct loader *L, const cJSON *shapes, con
 		goto out;
 	}
 	if (n > TASK_MAX_SHAPES) {
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "%zu shapes; at most %d", n, TASK_MAX_SHAPES);
+		st =
+		    kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "%zu shapes; at most %d", n, TASK_MAX_SHAPES);
 		goto out;
 	}
 	*out = calloc(n ? n : 1, sizeof(**out));
@@ -542,8 +556,8 @@ static enum kf_status load_shapes(struct loader *L, const cJSON *root)
 	if ((st = kf_json_get_object(root, "shapes", true, &shapes, &L->p, L->err)))
 		return st;
 	m = kf_jpath_push_key(&L->p, "shapes");
-	st = kf_json_check_fields(shapes, known, KF_ARRAY_SIZE(known), L->flags & KF_TASK_STRICT, &L->p, L->warnings,
-				  L->err);
+	st = kf_json_check_fields(shapes, known, KF_ARRAY_SIZE(known), L->flags & KF_TASK_STRICT, &L->p,
+				  L->warnings, L->err);
 	kf_jpath_pop(&L->p, m);
 	if (st)
 		return st;
@@ -585,7 +599,8 @@ static enum kf_status load_init(struct loader *L, const cJSON *obj, struct kf_te
 	size_t m;
 
 	if (!cJSON_IsObject(obj))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s", kf_json_type_name(obj));
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s",
+				    kf_json_type_name(obj));
 	if ((st = kf_json_check_fields(obj, known, KF_ARRAY_SIZE(known), L->flags & KF_TASK_STRICT, &L->p,
 				       L->warnings, L->err)))
 		return st;
@@ -608,10 +623,10 @@ static enum kf_status load_init(struct loader *L, const cJSON *obj, struct kf_te
 		x->init.dist = ri ? KF_DIST_RANDINT : KF_DIST_UNIFORM;
 		if (ri) {
 			int64_t lo, hi;
-			if ((st = kf_json_get_int(obj, "lo", true, -TASK_MAX_DIM_VALUE, TASK_MAX_DIM_VALUE, &lo, &found,
-						  &L->p, L->err)) ||
-			    (st = kf_json_get_int(obj, "hi", true, -TASK_MAX_DIM_VALUE, TASK_MAX_DIM_VALUE, &hi, &found,
-						  &L->p, L->err)))
+			if ((st = kf_json_get_int(obj, "lo", true, -TASK_MAX_DIM_VALUE, TASK_MAX_DIM_VALUE,
+						  &lo, &found, &L->p, L->err)) ||
+			    (st = kf_json_get_int(obj, "hi", true, -TASK_MAX_DIM_VALUE, TASK_MAX_DIM_VALUE,
+						  &hi, &found, &L->p, L->err)))
 				return st;
 			x->init.a = (double)lo, x->init.b = (double)hi;
 		} else if ((st = kf_json_get_number(obj, "lo", true, &x->init.a, &found, &L->p, L->err)) ||
@@ -619,16 +634,16 @@ static enum kf_status load_init(struct loader *L, const cJSON *obj, struct kf_te
 			return st;
 		}
 		if (!(x->init.a < x->init.b))
-			return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "lo (%g) must be below hi (%g)", x->init.a,
-					    x->init.b);
+			return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "lo (%g) must be below hi (%g)",
+					    x->init.a, x->init.b);
 		if (ri && !kf_dtype_is_float(x->dtype)) {
 			double lo, hi;
 			int_range(x->dtype, &lo, &hi);
 			/* hi is exclusive */
 			if (x->init.a < lo || x->init.b - 1 > hi)
 				return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
-						    "randint range [%g, %g) does not fit dtype '%s'", x->init.a,
-						    x->init.b, kf_dtype_name(x->dtype));
+						    "randint range [%g, %g) does not fit dtype '%s'",
+						    x->init.a, x->init.b, kf_dtype_name(x->dtype));
 		}
 	} else {
 		m = kf_jpath_push_key(&L->p, "dist");
@@ -654,7 +669,8 @@ static enum kf_status load_tensor(struct loader *L, const cJSON *obj, struct kf_
 	size_t m, i = 0, n;
 
 	if (!cJSON_IsObject(obj))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s", kf_json_type_name(obj));
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s",
+				    kf_json_type_name(obj));
 	if ((st = kf_json_check_fields(obj, known, KF_ARRAY_SIZE(known), L->flags & KF_TASK_STRICT, &L->p,
 				       L->warnings, L->err)))
 		return st;
@@ -675,8 +691,8 @@ static enum kf_status load_tensor(struct loader *L, const cJSON *obj, struct kf_
 		x->role = KF_ROLE_INOUT;
 	} else {
 		m = kf_jpath_push_key(&L->p, "role");
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "unknown role '%s' (expected input, output or inout)",
-				  role);
+		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				  "unknown role '%s' (expected input, output or inout)", role);
 		kf_jpath_pop(&L->p, m);
 		return st;
 	}
@@ -685,7 +701,8 @@ static enum kf_status load_tensor(struct loader *L, const cJSON *obj, struct kf_
 	if (!kf_dtype_parse(dtype, &x->dtype)) {
 		m = kf_jpath_push_key(&L->p, "dtype");
 		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
-				  "unknown dtype '%s' (expected one of f64 f32 f16 bf16 i64 i32 i16 i8 u8)", dtype);
+				  "unknown dtype '%s' (expected one of f64 f32 f16 bf16 i64 i32 i16 i8 u8)",
+				  dtype);
 		kf_jpath_pop(&L->p, m);
 		return st;
 	}
@@ -719,8 +736,8 @@ static enum kf_status load_tensor(struct loader *L, const cJSON *obj, struct kf_
 			snprintf(lit, sizeof(lit), "%lld", (long long)v);
 			src = lit;
 		} else {
-			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected a string or integer, got %s",
-					  kf_json_type_name(it));
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+					  "expected a string or integer, got %s", kf_json_type_name(it));
 		}
 		if (!st && !(x->shape[x->rank++] = kf_strdup(src)))
 			st = nomem(L);
@@ -738,15 +755,15 @@ shape_out:
 	if (sub) {
 		static const char *const dknown[] = {"lo", "hi"};
 		m = kf_jpath_push_key(&L->p, "domain");
-		st = kf_json_check_fields(sub, dknown, KF_ARRAY_SIZE(dknown), L->flags & KF_TASK_STRICT, &L->p,
-					  L->warnings, L->err);
+		st = kf_json_check_fields(sub, dknown, KF_ARRAY_SIZE(dknown), L->flags & KF_TASK_STRICT,
+					  &L->p, L->warnings, L->err);
 		if (!st)
 			st = kf_json_get_number(sub, "lo", true, &x->domain_lo, NULL, &L->p, L->err);
 		if (!st)
 			st = kf_json_get_number(sub, "hi", true, &x->domain_hi, NULL, &L->p, L->err);
 		if (!st && !(x->domain_lo < x->domain_hi))
-			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "lo (%g) must be below hi (%g)", x->domain_lo,
-					  x->domain_hi);
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "lo (%g) must be below hi (%g)",
+					  x->domain_lo, x->domain_hi);
 		kf_jpath_pop(&L->p, m);
 		if (st)
 			return st;
@@ -759,15 +776,17 @@ shape_out:
 		m = kf_jpath_push_key(&L->p, "init");
 		st = load_init(L, sub, x);
 		/* An init outside the operator's domain would make the reference itself misbehave. */
-		if (!st && x->has_domain && (x->init.dist == KF_DIST_UNIFORM || x->init.dist == KF_DIST_RANDINT)) {
+		if (!st && x->has_domain &&
+		    (x->init.dist == KF_DIST_UNIFORM || x->init.dist == KF_DIST_RANDINT)) {
 			double hi = x->init.dist == KF_DIST_RANDINT ? x->init.b - 1 : x->init.b;
 			if (x->init.a < x->domain_lo || hi > x->domain_hi)
 				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
-						  "range [%g, %g] lies outside the tensor's domain [%g, %g]", x->init.a,
-						  hi, x->domain_lo, x->domain_hi);
+						  "range [%g, %g] lies outside the tensor's domain [%g, %g]",
+						  x->init.a, hi, x->domain_lo, x->domain_hi);
 		}
 		if (!st && x->role == KF_ROLE_OUTPUT)
-			kf_jpath_warn(&L->p, L->warnings, "ignored: an output tensor's contents are poisoned, not initialised");
+			kf_jpath_warn(&L->p, L->warnings,
+				      "ignored: an output tensor's contents are poisoned, not initialised");
 		kf_jpath_pop(&L->p, m);
 		if (st)
 			return st;
@@ -788,7 +807,8 @@ static enum kf_status load_tensors(struct loader *L, const cJSON *root)
 	n = (size_t)cJSON_GetArraySize(arr);
 	m = kf_jpath_push_key(&L->p, "tensors");
 	if (n == 0 || n > TASK_MAX_TENSORS) {
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "needs 1 to %d tensors, has %zu", TASK_MAX_TENSORS, n);
+		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "needs 1 to %d tensors, has %zu",
+				  TASK_MAX_TENSORS, n);
 		goto out;
 	}
 	t->tensors = calloc(n, sizeof(*t->tensors));
@@ -826,7 +846,8 @@ static enum kf_status load_tensors(struct loader *L, const cJSON *root)
 		i++;
 	}
 	if (!has_out)
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "no output or inout tensor: nothing to check");
+		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				  "no output or inout tensor: nothing to check");
 out:
 	kf_jpath_pop(&L->p, m);
 	return st;
@@ -840,7 +861,8 @@ static enum kf_status load_param(struct loader *L, const cJSON *obj, struct kf_p
 	size_t m;
 
 	if (!cJSON_IsObject(obj))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s", kf_json_type_name(obj));
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s",
+				    kf_json_type_name(obj));
 	if ((st = kf_json_check_fields(obj, known, KF_ARRAY_SIZE(known), L->flags & KF_TASK_STRICT, &L->p,
 				       L->warnings, L->err)))
 		return st;
@@ -854,18 +876,19 @@ static enum kf_status load_param(struct loader *L, const cJSON *obj, struct kf_p
 	if ((st = kf_json_get_string(obj, "dtype", true, &dtype, NULL, &L->p, L->err)))
 		return st;
 	if (!kf_dtype_parse(dtype, &q->dtype) || (q->dtype != KF_DTYPE_F32 && q->dtype != KF_DTYPE_F64 &&
-						   q->dtype != KF_DTYPE_I32 && q->dtype != KF_DTYPE_I64)) {
+						  q->dtype != KF_DTYPE_I32 && q->dtype != KF_DTYPE_I64)) {
 		m = kf_jpath_push_key(&L->p, "dtype");
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "bad param dtype '%s' (expected f32, f64, i32 or i64)",
-				  dtype);
+		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				  "bad param dtype '%s' (expected f32, f64, i32 or i64)", dtype);
 		kf_jpath_pop(&L->p, m);
 		return st;
 	}
 	if (q->dtype == KF_DTYPE_I32)
-		return kf_json_get_int(obj, "value", true, INT32_MIN, INT32_MAX, &q->ivalue, NULL, &L->p, L->err);
+		return kf_json_get_int(obj, "value", true, INT32_MIN, INT32_MAX, &q->ivalue, NULL, &L->p,
+				       L->err);
 	if (q->dtype == KF_DTYPE_I64)
-		return kf_json_get_int(obj, "value", true, -TASK_MAX_DIM_VALUE, TASK_MAX_DIM_VALUE, &q->ivalue, NULL,
-				       &L->p, L->err);
+		return kf_json_get_int(obj, "value", true, -TASK_MAX_DIM_VALUE, TASK_MAX_DIM_VALUE,
+				       &q->ivalue, NULL, &L->p, L->err);
 	if ((st = kf_json_get_number(obj, "value", true, &q->value, NULL, &L->p, L->err)))
 		return st;
 	if (q->dtype == KF_DTYPE_F32 && fabs(q->value) > FLT_MAX) {
@@ -888,7 +911,8 @@ static enum kf_status load_params(struct loader *L, const cJSON *root)
 	n = (size_t)cJSON_GetArraySize(arr);
 	m = kf_jpath_push_key(&L->p, "params");
 	if (n > TASK_MAX_PARAMS) {
-		st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "%zu params; at most %d", n, TASK_MAX_PARAMS);
+		st =
+		    kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "%zu params; at most %d", n, TASK_MAX_PARAMS);
 		goto out;
 	}
 	t->params = calloc(n ? n : 1, sizeof(*t->params));
@@ -903,14 +927,14 @@ static enum kf_status load_params(struct loader *L, const cJSON *root)
 		st = load_param(L, it, &t->params[i]);
 		if (!st) {
 			const char *nm = t->params[i].name;
-			const char *clash = kf_task_dim_index(t, nm) >= 0 ? "a dim"
-					    : kf_task_tensor_index(t, nm) >= 0 ? "a tensor"
+			const char *clash = kf_task_dim_index(t, nm) >= 0         ? "a dim"
+					    : kf_task_tensor_index(t, nm) >= 0    ? "a tensor"
 					    : kf_task_param_index(t, nm) < (int)i ? "another param"
-										: NULL;
+										  : NULL;
 			if (clash) {
 				size_t mk = kf_jpath_push_key(&L->p, "name");
-				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "duplicate name '%s' (also %s)", nm,
-						  clash);
+				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+						  "duplicate name '%s' (also %s)", nm, clash);
 				kf_jpath_pop(&L->p, mk);
 			}
 		}
@@ -932,7 +956,8 @@ static enum kf_status load_tol_fields(struct loader *L, const cJSON *obj, struct
 	enum kf_status st;
 
 	if (!cJSON_IsObject(obj))
-		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s", kf_json_type_name(obj));
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "expected an object, got %s",
+				    kf_json_type_name(obj));
 	/* Unknown keys here are always errors: a misspelt "atoll" would silently leave the default. */
 	if ((st = kf_json_check_fields(obj, known, KF_ARRAY_SIZE(known), true, &L->p, NULL, L->err)))
 		return st;
@@ -1054,12 +1079,13 @@ static enum kf_status check_at_shape(struct loader *L, const struct kf_shape *s,
 				snprintf(path, sizeof(path), "tensors[%zu].shape[%zu]", ti, d);
 				m = kf_jpath_push_key(&L->p, path);
 				if (st)
-					st = kf_jpath_err(&L->p, L->err, st == KF_ERR_RANGE ? KF_ERR_INVALID : st, "%s %s",
+					st = kf_jpath_err(&L->p, L->err,
+							  st == KF_ERR_RANGE ? KF_ERR_INVALID : st, "%s %s",
 							  e.msg, where);
 				else
 					st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
-							  "'%s' is %lld %s (extents must be at least 1)", x->shape[d],
-							  (long long)v, where);
+							  "'%s' is %lld %s (extents must be at least 1)",
+							  x->shape[d], (long long)v, where);
 				kf_jpath_pop(&L->p, m);
 				return st;
 			}
@@ -1084,11 +1110,11 @@ static enum kf_status check_at_shape(struct loader *L, const struct kf_shape *s,
 		if ((st = kf_expr_eval(ex, s, &v, &e)) || v < 0) {
 			size_t m = kf_jpath_push_key(&L->p, k ? "bytes" : "flops");
 			if (st)
-				st = kf_jpath_err(&L->p, L->err, st == KF_ERR_RANGE ? KF_ERR_INVALID : st, "%s %s", e.msg,
-						  where);
+				st = kf_jpath_err(&L->p, L->err, st == KF_ERR_RANGE ? KF_ERR_INVALID : st,
+						  "%s %s", e.msg, where);
 			else
-				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "'%s' is negative (%lld) %s", ex,
-						  (long long)v, where);
+				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "'%s' is negative (%lld) %s",
+						  ex, (long long)v, where);
 			kf_jpath_pop(&L->p, m);
 			return st;
 		}
@@ -1143,7 +1169,8 @@ static enum kf_status load_kernel_path(struct loader *L, const cJSON *root, cons
 		st = nomem(L);
 	} else if (!(L->flags & KF_TASK_NO_FILES)) {
 		if (stat(*out, &sb) != 0)
-			st = kf_jpath_err(&L->p, L->err, KF_ERR_NOTFOUND, "kernel file '%s' does not exist", *out);
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_NOTFOUND, "kernel file '%s' does not exist",
+					  *out);
 		else if (!S_ISREG(sb.st_mode))
 			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "'%s' is not a regular file", *out);
 	}
@@ -1166,7 +1193,9 @@ static enum kf_status check_kernel_file(struct loader *L, const char *key, const
 	if (!st)
 		st = kf_kfile_bind(k, t, L->err);
 	for (int set = 0; set < 3 && !st; set++) {
-		const struct kf_shape *shapes = set == 0 ? t->shapes_public : set == 1 ? t->shapes_hidden : t->shapes_timing;
+		const struct kf_shape *shapes = set == 0   ? t->shapes_public
+						: set == 1 ? t->shapes_hidden
+							   : t->shapes_timing;
 		size_t n = set == 0 ? t->n_public : set == 1 ? t->n_hidden : t->n_timing;
 		for (size_t i = 0; i < n && !st; i++) {
 			struct kf_plan *plan = NULL;
@@ -1176,7 +1205,10 @@ static enum kf_status check_kernel_file(struct loader *L, const char *key, const
 				kf_shape_format(&shapes[i], sh, sizeof(sh));
 				snprintf(msg, sizeof(msg), "%s", L->err->msg);
 				kf_err_set(L->err, st, "%s at shapes.%s[%zu] (%s)", msg,
-					   set == 0 ? "public" : set == 1 ? "hidden" : "timing", i, sh);
+					   set == 0   ? "public"
+					   : set == 1 ? "hidden"
+						      : "timing",
+					   i, sh);
 			}
 			kf_plan_free(plan);
 		}
@@ -1208,9 +1240,9 @@ static char *dir_of(const char *path)
 enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *warnings, struct kf_task **out,
 			    struct kf_err *err)
 {
-	static const char *const known[] = {"format", "name", "title", "category", "level", "description",
-					    "dims", "shapes", "fixed_dims", "tensors", "params", "reference",
-					    "baseline", "tolerance", "flops", "bytes"};
+	static const char *const known[] = {
+	    "format",     "name",    "title",  "category",  "level",    "description", "dims",  "shapes",
+	    "fixed_dims", "tensors", "params", "reference", "baseline", "tolerance",   "flops", "bytes"};
 	struct kf_buf raw = KF_BUF_INIT(TASK_MAX_FILE);
 	struct loader L = {.flags = flags, .warnings = warnings, .err = err};
 	cJSON *root = NULL;
@@ -1233,17 +1265,18 @@ enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *war
 		goto fail;
 	kf_sha256_hex(raw.data, raw.len, L.t->hash);
 	if (!cJSON_IsObject(root)) {
-		st = kf_jpath_err(&L.p, err, KF_ERR_INVALID, "expected a JSON object at the top level, got %s",
-				  kf_json_type_name(root));
+		st = kf_jpath_err(&L.p, err, KF_ERR_INVALID,
+				  "expected a JSON object at the top level, got %s", kf_json_type_name(root));
 		goto fail;
 	}
-	if ((st = kf_json_check_fields(root, known, KF_ARRAY_SIZE(known), flags & KF_TASK_STRICT, &L.p, warnings,
-				       err)) ||
+	if ((st = kf_json_check_fields(root, known, KF_ARRAY_SIZE(known), flags & KF_TASK_STRICT, &L.p,
+				       warnings, err)) ||
 	    (st = load_header(&L, root)) || (st = load_dims(&L, root)) || (st = load_fixed(&L, root)) ||
 	    (st = load_shapes(&L, root)) || (st = load_tensors(&L, root)) || (st = load_params(&L, root)) ||
 	    (st = load_work_expr(&L, root, "flops", &L.t->flops)) ||
 	    (st = load_work_expr(&L, root, "bytes", &L.t->bytes)) || (st = load_tolerance(&L, root)) ||
-	    (st = check_shapes(&L)) || (st = load_kernel_path(&L, root, "reference", true, &L.t->reference)) ||
+	    (st = check_shapes(&L)) ||
+	    (st = load_kernel_path(&L, root, "reference", true, &L.t->reference)) ||
 	    (st = load_kernel_path(&L, root, "baseline", false, &L.t->baseline)) ||
 	    (st = check_kernel_file(&L, "reference", L.t->reference)) ||
 	    (st = check_kernel_file(&L, "baseline", L.t->baseline)))

@@ -19,11 +19,11 @@ enum kf_dtype {
 	KF_DTYPE_COUNT
 };
 
-const char *kf_dtype_name(enum kf_dtype t);          /* "f32" */
+const char *kf_dtype_name(enum kf_dtype t); /* "f32" */
 bool kf_dtype_parse(const char *s, enum kf_dtype *out);
-size_t kf_dtype_size(enum kf_dtype t);               /* bytes per element */
+size_t kf_dtype_size(enum kf_dtype t); /* bytes per element */
 bool kf_dtype_is_float(enum kf_dtype t);
-const char *kf_dtype_ctype(enum kf_dtype t);         /* "float", "__half", "__nv_bfloat16", "int" ... */
+const char *kf_dtype_ctype(enum kf_dtype t); /* "float", "__half", "__nv_bfloat16", "int" ... */
 
 enum kf_role { KF_ROLE_INPUT, KF_ROLE_OUTPUT, KF_ROLE_INOUT };
 const char *kf_role_name(enum kf_role r);
@@ -59,8 +59,8 @@ struct kf_tol {
 };
 
 struct kf_task {
-	char *path;  /* as given */
-	char *dir;   /* folder of the task file, for resolving relative paths */
+	char *path; /* as given */
+	char *dir;  /* folder of the task file, for resolving relative paths */
 	char *name, *title, *category, *description;
 	int level;
 	char hash[65]; /* sha256 of the task file's bytes, hex */
@@ -71,7 +71,8 @@ struct kf_task {
 	char **fixed_dims;
 
 	size_t n_public, n_hidden, n_timing;
-	struct kf_shape *shapes_public, *shapes_hidden, *shapes_timing; /* timing defaults to the largest public */
+	struct kf_shape *shapes_public, *shapes_hidden,
+	    *shapes_timing; /* timing defaults to the largest public */
 
 	size_t n_tensors;
 	struct kf_tensor *tensors;
@@ -88,8 +89,8 @@ struct kf_task {
 };
 
 enum {
-	KF_TASK_STRICT = 1 << 0,    /* unknown top-level fields are errors, not warnings */
-	KF_TASK_NO_FILES = 1 << 1,  /* do not check that reference/baseline files exist */
+	KF_TASK_STRICT = 1 << 0,   /* unknown top-level fields are errors, not warnings */
+	KF_TASK_NO_FILES = 1 << 1, /* do not check that reference/baseline files exist */
 };
 
 /* Loads and validates path. Warnings (unknown fields when not strict) are appended to warnings

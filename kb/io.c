@@ -298,7 +298,8 @@ static int grab_run_task(void *ctx, const struct kf_kb_run *r)
 
 /* Emits every record (or one run's) in dependency order: tasks, runs, llm_calls, candidates,
  * evaluations, timings, each by id; the header line is the caller's. */
-static enum kf_status export_records(struct kf_kb *kb, int64_t run_id, emit_fn fn, void *ctx, struct kf_err *err)
+static enum kf_status export_records(struct kf_kb *kb, int64_t run_id, emit_fn fn, void *ctx,
+				     struct kf_err *err)
 {
 	struct exporter x = {kb, fn, ctx, err, KF_OK};
 	enum kf_status s;
@@ -409,7 +410,8 @@ struct importer {
 static enum kf_status map_put(struct importer *im, int kind, int64_t old_id, int64_t new_id, bool skip,
 			      struct kf_err *err)
 {
-	static const char sql[] = "INSERT OR REPLACE INTO temp.kb_idmap (kind, old, new, skip) VALUES (?1, ?2, ?3, ?4)";
+	static const char sql[] =
+	    "INSERT OR REPLACE INTO temp.kb_idmap (kind, old, new, skip) VALUES (?1, ?2, ?3, ?4)";
 	sqlite3_stmt *st = kb_stmt(im->kb, sql, err);
 	int rc;
 	if (!st)
@@ -592,10 +594,10 @@ static enum kf_status imp_run(struct importer *im, const cJSON *o, struct kf_err
 static enum kf_status imp_call(struct importer *im, const cJSON *o, struct kf_err *err)
 {
 	static const char find[] = "SELECT id FROM llm_calls WHERE run_id = ?1 AND seq = ?3";
-	static const char ins[] =
-		"INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, finish_reason, tokens_in, "
-		"tokens_out, cost_usd, latency_ms, error, request_id, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	static const char ins[] = "INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, "
+				  "finish_reason, tokens_in, "
+				  "tokens_out, cost_usd, latency_ms, error, request_id, created_at) "
+				  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	bool skip;
 	int64_t run = map_get(im, MAP_RUN, jint(o, "run_id"), &skip), seq = jint(o, "seq");
 	sqlite3_stmt *st;
@@ -608,9 +610,11 @@ static enum kf_status imp_call(struct importer *im, const cJSON *o, struct kf_er
 		return map_put(im, MAP_CALL, jint(o, "id"), query_id(im, find, run, "", seq), true, err);
 	if (!(prompt = jtext(o, "prompt", "[]")))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-	if (kb_has_secret(prompt) || kb_has_secret(jstr(o, "error")) || kb_has_secret(jstr(o, "request_id"))) {
+	if (kb_has_secret(prompt) || kb_has_secret(jstr(o, "error")) ||
+	    kb_has_secret(jstr(o, "request_id"))) {
 		free(prompt);
-		return bad_rec(im, err, "an llm_call holds what looks like an API key; keys are never stored");
+		return bad_rec(im, err,
+			       "an llm_call holds what looks like an API key; keys are never stored");
 	}
 	/* A raw insert: the run's counters came with the run record and must not count the call twice. */
 	if (!(st = kb_stmt(im->kb, ins, err))) {
@@ -643,10 +647,10 @@ static enum kf_status imp_call(struct importer *im, const cJSON *o, struct kf_er
 static enum kf_status imp_cand(struct importer *im, const cJSON *o, struct kf_err *err)
 {
 	static const char run_task[] = "SELECT task_id FROM runs WHERE id = ?1";
-	static const char dedupe[] =
-		"SELECT id FROM candidates WHERE task_id = ?1 AND source_hash = ?2 AND id <= ?3 ORDER BY id LIMIT 1";
+	static const char dedupe[] = "SELECT id FROM candidates WHERE task_id = ?1 AND source_hash = ?2 AND "
+				     "id <= ?3 ORDER BY id LIMIT 1";
 	static const char by_hash[] =
-		"SELECT id FROM candidates WHERE task_id = ?1 AND source_hash = ?2 ORDER BY id LIMIT 1";
+	    "SELECT id FROM candidates WHERE task_id = ?1 AND source_hash = ?2 ORDER BY id LIMIT 1";
 	struct kf_kb_candidate c = {0};
 	char hash[65];
 	bool skip;
@@ -738,7 +742,8 @@ static enum kf_status imp_eval(struct importer *im, const cJSON *o, struct kf_er
 			free(dims);
 			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		}
-		cJSON_ArrayForEach(sh, shapes) {
+		cJSON_ArrayForEach(sh, shapes)
+		{
 			dims[n] = jtext(sh, "dims", "{}");
 			rows[n].dims = dims[n];
 			rows[n].status = jstr(sh, "status");
@@ -764,9 +769,9 @@ static enum kf_status imp_eval(struct importer *im, const cJSON *o, struct kf_er
 static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_err *err)
 {
 	static const char ins[] =
-		"INSERT INTO timings (candidate_id, evaluation_id, shape, clock, n_samples, median_ms, iqr_ms, "
-		"ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	    "INSERT INTO timings (candidate_id, evaluation_id, shape, clock, n_samples, median_ms, iqr_ms, "
+	    "ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	bool skip, eskip;
 	int64_t cand = map_get(im, MAP_CAND, jint(o, "candidate_id"), &skip);
 	int64_t ev = map_get(im, MAP_EVAL, jint(o, "evaluation_id"), &eskip);
@@ -888,8 +893,8 @@ enum kf_status kf_kb_import(struct kf_kb *kb, const char *path, struct kf_kb_imp
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));
 	if (!f)
-		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot open '%s': %s", path,
-				  strerror(errno));
+		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot open '%s': %s",
+				  path, strerror(errno));
 	if ((s = kb_tx_begin(kb, err)))
 		goto out;
 	if ((s = importer_start(&im, kb, stats, path, err)))
@@ -913,11 +918,13 @@ enum kf_status kf_kb_import(struct kf_kb *kb, const char *path, struct kf_kb_imp
 			const char *type = jstr(rec, "type");
 			double v = jnum(rec, "version");
 			if (!type || strcmp(type, "kforge-export")) {
-				s = kf_err_set(err, KF_ERR_PARSE, "%s:%ld: not a kforge export (no 'kforge-export' header)",
+				s = kf_err_set(err, KF_ERR_PARSE,
+					       "%s:%ld: not a kforge export (no 'kforge-export' header)",
 					       path, im.line);
 			} else if (!(v >= 1 && v <= KB_EXPORT_VERSION)) {
-				s = kf_err_set(err, KF_ERR_UNSUPPORTED, "%s: export version %g is not supported (max %d)",
-					       path, v, KB_EXPORT_VERSION);
+				s = kf_err_set(err, KF_ERR_UNSUPPORTED,
+					       "%s: export version %g is not supported (max %d)", path, v,
+					       KB_EXPORT_VERSION);
 			}
 			header = true;
 		} else {
@@ -965,7 +972,8 @@ enum kf_status kf_kb_merge(const char *const *srcs, size_t n_srcs, const char *o
 		return kf_err_set(err, KF_ERR_INVALID, "path '%s' is too long", out_path);
 	for (size_t i = 0; i < n_srcs; i++)
 		if (!strcmp(srcs[i], out_path))
-			return kf_err_set(err, KF_ERR_INVALID, "'%s' is both a source and the output", out_path);
+			return kf_err_set(err, KF_ERR_INVALID, "'%s' is both a source and the output",
+					  out_path);
 	unlink(tmp);
 	if ((s = kf_kb_open(tmp, 0, &out, err)))
 		return s;
@@ -1007,7 +1015,8 @@ enum kf_status kf_kb_merge(const char *const *srcs, size_t n_srcs, const char *o
 	snprintf(side, sizeof(side), "%s-shm", out_path);
 	unlink(side);
 	if (rename(tmp, out_path) != 0) {
-		s = kf_err_set(err, KF_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, out_path, strerror(errno));
+		s = kf_err_set(err, KF_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, out_path,
+			       strerror(errno));
 		goto fail;
 	}
 	return KF_OK;

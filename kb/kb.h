@@ -54,10 +54,10 @@ void kf_kb_rollback(struct kf_kb *kb);
 
 struct kf_kb_task {
 	int64_t id;
-	const char *name;        /* required */
-	const char *hash;        /* sha256 hex of the task file; required */
+	const char *name; /* required */
+	const char *hash; /* sha256 hex of the task file; required */
 	const char *category;
-	int level;               /* KernelBench level (1 single op, 2 fusion, 3 model); 0 unknown */
+	int level; /* KernelBench level (1 single op, 2 fusion, 3 model); 0 unknown */
 	const char *title;
 	const char *description;
 	double created_at;
@@ -65,38 +65,38 @@ struct kf_kb_task {
 
 struct kf_kb_run {
 	int64_t id;
-	const char *uid;         /* globally unique (random hex) so merges recognise the same run; made when NULL */
-	int64_t task_id;         /* required */
-	const char *strategy;    /* "evo", "mcts", "bench", "verify" ... */
-	const char *provider;    /* "openai", "anthropic", "replay" */
+	const char *uid; /* globally unique (random hex) so merges recognise the same run; made when NULL */
+	int64_t task_id; /* required */
+	const char *strategy; /* "evo", "mcts", "bench", "verify" ... */
+	const char *provider; /* "openai", "anthropic", "replay" */
 	const char *model;
-	const char *backend;     /* "cpu", "cuda" */
+	const char *backend; /* "cpu", "cuda" */
 	int64_t seed;
-	int64_t budget_calls;    /* 0: no limit */
-	int64_t budget_tokens;   /* 0: no limit */
-	double budget_usd;       /* 0: no limit */
-	double budget_time_s;    /* 0: no limit */
-	const char *config;      /* JSON object of the options used; must never hold an API key */
-	const char *status;      /* "running" (default), "done", "failed", "interrupted", "budget" */
+	int64_t budget_calls;  /* 0: no limit */
+	int64_t budget_tokens; /* 0: no limit */
+	double budget_usd;     /* 0: no limit */
+	double budget_time_s;  /* 0: no limit */
+	const char *config;    /* JSON object of the options used; must never hold an API key */
+	const char *status;    /* "running" (default), "done", "failed", "interrupted", "budget" */
 	double started_at, updated_at, finished_at; /* finished_at 0 while running */
 	/* Counters kept by kf_kb_record_llm_call, in the same transaction as the call. */
 	double spend_usd;
 	int64_t n_calls, tokens_in, tokens_out;
-	int64_t n_candidates;    /* filled on read */
+	int64_t n_candidates; /* filled on read */
 };
 
 struct kf_kb_llm_call {
 	int64_t id;
-	int64_t run_id;          /* required */
-	int seq;                 /* 0-based order within the run; < 0 on input: the next free one */
+	int64_t run_id; /* required */
+	int seq;        /* 0-based order within the run; < 0 on input: the next free one */
 	const char *provider, *model;
-	const char *prompt;      /* the request messages as a JSON array of {role, content} */
-	const char *response;    /* the reply text */
+	const char *prompt;   /* the request messages as a JSON array of {role, content} */
+	const char *response; /* the reply text */
 	const char *finish_reason;
 	int64_t tokens_in, tokens_out;
 	double cost_usd;
 	double latency_ms;
-	const char *error;       /* NULL when the call succeeded */
+	const char *error; /* NULL when the call succeeded */
 	const char *request_id;
 	double created_at;
 };
@@ -129,17 +129,17 @@ struct kf_kb_shape_row {
 
 struct kf_kb_eval {
 	int64_t id;
-	int64_t candidate_id;    /* required */
-	const char *backend;     /* "cpu" or "cuda" */
-	const char *arch;        /* "sm_90", or "cpu" for the cpu backend */
-	const char *toolchain;   /* e.g. "nvrtc 13.0" or the cpu compiler id */
-	const char *device;      /* device name, driver; may be NULL */
-	const char *dtype;       /* the task's main dtype, "f32"; keys the wins table */
-	const char *verdict;     /* spec/verification.md status: "pass", "wrong_output", ... required */
+	int64_t candidate_id;  /* required */
+	const char *backend;   /* "cpu" or "cuda" */
+	const char *arch;      /* "sm_90", or "cpu" for the cpu backend */
+	const char *toolchain; /* e.g. "nvrtc 13.0" or the cpu compiler id */
+	const char *device;    /* device name, driver; may be NULL */
+	const char *dtype;     /* the task's main dtype, "f32"; keys the wins table */
+	const char *verdict;   /* spec/verification.md status: "pass", "wrong_output", ... required */
 	const char *reason;
 	int64_t seed;
-	double speedup;          /* aggregate speedup over the reference (geomean of timing shapes); 0: not timed */
-	double wall_ms;          /* how long the evaluation took */
+	double speedup; /* aggregate speedup over the reference (geomean of timing shapes); 0: not timed */
+	double wall_ms; /* how long the evaluation took */
 	double created_at;
 	size_t n_shapes;
 	const struct kf_kb_shape_row *shapes;
@@ -147,10 +147,10 @@ struct kf_kb_eval {
 
 struct kf_kb_timing {
 	int64_t id;
-	int64_t candidate_id;    /* required */
-	int64_t evaluation_id;   /* 0: none */
-	const char *shape;       /* JSON dims of the timing shape */
-	const char *clock;       /* "cupti", "cuda_event" or "cpu" (cpu times are never GPU speed) */
+	int64_t candidate_id;  /* required */
+	int64_t evaluation_id; /* 0: none */
+	const char *shape;     /* JSON dims of the timing shape */
+	const char *clock;     /* "cupti", "cuda_event" or "cpu" (cpu times are never GPU speed) */
 	int n_samples;
 	double median_ms, iqr_ms, ci_lo_ms, ci_hi_ms;
 	double ref_median_ms;
@@ -172,7 +172,8 @@ enum kf_status kf_kb_task_put(struct kf_kb *kb, const struct kf_kb_task *t, int6
 /* kf_kb_task_put for a loaded task file (core/task.h): its name, hash, category, level, title and
  * description. */
 struct kf_task;
-enum kf_status kf_kb_task_put_loaded(struct kf_kb *kb, const struct kf_task *task, int64_t *id, struct kf_err *err);
+enum kf_status kf_kb_task_put_loaded(struct kf_kb *kb, const struct kf_task *task, int64_t *id,
+				     struct kf_err *err);
 /* The newest task row named name; KF_ERR_NOTFOUND when none. */
 enum kf_status kf_kb_task_find(struct kf_kb *kb, const char *name, int64_t *id, struct kf_err *err);
 
@@ -185,21 +186,22 @@ enum kf_status kf_kb_run_set_status(struct kf_kb *kb, int64_t run_id, const char
 /* Records one LLM exchange and adds its tokens and cost to the run's counters in the same transaction.
  * *id gets its id, *seq_out (may be NULL) its seq. API keys are never part of a call record: callers
  * store the request messages, not the headers. */
-enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_call *c, int64_t *id, int *seq_out,
-				     struct kf_err *err);
+enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_call *c, int64_t *id,
+				     int *seq_out, struct kf_err *err);
 /* Records a candidate (extracting tags and hashing the source when not given). */
 enum kf_status kf_kb_record_candidate(struct kf_kb *kb, const struct kf_kb_candidate *c, int64_t *id,
 				      struct kf_err *err);
 /* Records an evaluation with its shape rows and timings (n_timings may be 0), and when the verdict is
  * "pass" with a speedup above the current win for (task, arch, dtype), makes it the new win; all in one
  * transaction. Timings' candidate_id/evaluation_id are filled in. *id (may be NULL) gets the eval id. */
-enum kf_status kf_kb_record_eval(struct kf_kb *kb, const struct kf_kb_eval *e, const struct kf_kb_timing *timings,
-				 size_t n_timings, int64_t *id, struct kf_err *err);
+enum kf_status kf_kb_record_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
+				 const struct kf_kb_timing *timings, size_t n_timings, int64_t *id,
+				 struct kf_err *err);
 /* A search's usual step, in one transaction: the candidate, then (e may be NULL) its evaluation and
  * timings. */
-enum kf_status kf_kb_record_step(struct kf_kb *kb, const struct kf_kb_candidate *c, const struct kf_kb_eval *e,
-				 const struct kf_kb_timing *timings, size_t n_timings, int64_t *cand_id,
-				 int64_t *eval_id, struct kf_err *err);
+enum kf_status kf_kb_record_step(struct kf_kb *kb, const struct kf_kb_candidate *c,
+				 const struct kf_kb_eval *e, const struct kf_kb_timing *timings,
+				 size_t n_timings, int64_t *cand_id, int64_t *eval_id, struct kf_err *err);
 
 /* ---- reading ----
  * Iterators call fn once per row in a fixed order (ascending id unless said otherwise) with borrowed data;
@@ -218,7 +220,8 @@ enum kf_status kf_kb_tasks_each(struct kf_kb *kb, kf_kb_task_fn fn, void *ctx, s
 /* One run with its counters; KF_ERR_NOTFOUND when no such run. */
 enum kf_status kf_kb_run_get(struct kf_kb *kb, int64_t id, kf_kb_run_fn fn, void *ctx, struct kf_err *err);
 /* Runs of one task (task_id 0: all runs). */
-enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn fn, void *ctx, struct kf_err *err);
+enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn fn, void *ctx,
+			       struct kf_err *err);
 enum kf_status kf_kb_candidate_get(struct kf_kb *kb, int64_t id, kf_kb_candidate_fn fn, void *ctx,
 				   struct kf_err *err);
 /* A run's candidates in recording order (run_id 0: all candidates): what --resume rebuilds from. */
@@ -244,13 +247,13 @@ enum kf_status kf_kb_candidate_best(struct kf_kb *kb, int64_t candidate_id, cons
 
 /* The best verified candidate of a run on arch (NULL: any arch): highest speedup, the earliest of equals.
  * *cand_id = 0 and *speedup = 0 when the run has none. */
-enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch, int64_t *cand_id, double *speedup,
-			      struct kf_err *err);
+enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch, int64_t *cand_id,
+			      double *speedup, struct kf_err *err);
 
 struct kf_kb_stats {
 	int schema_version;
 	int64_t n_tasks, n_runs, n_candidates, n_llm_calls, n_evaluations, n_timings, n_wins;
-	int64_t n_verified;      /* candidates with at least one "pass" evaluation */
+	int64_t n_verified; /* candidates with at least one "pass" evaluation */
 	int64_t tokens_in, tokens_out;
 	double spend_usd;
 	int64_t file_bytes;
@@ -266,9 +269,9 @@ struct kf_kb_example {
 	char *source;
 	char *tags;
 	char *edit_kind;
-	char *change;            /* the recorded change, else derived: tags added/removed against the parent */
-	double speedup;          /* best verified speedup on the arch */
-	double parent_speedup;   /* the parent's, 0 when none */
+	char *change;          /* the recorded change, else derived: tags added/removed against the parent */
+	double speedup;        /* best verified speedup on the arch */
+	double parent_speedup; /* the parent's, 0 when none */
 	bool same_task;
 };
 
@@ -285,9 +288,9 @@ void kf_kb_examples_free(struct kf_kb_example *ex, size_t n);
 struct kf_kb_hit {
 	const char *kind;
 	int64_t id;
-	const char *title;       /* task name, or "task-name #id" for a kernel */
-	const char *snippet;     /* the matching text with [brackets] around the terms */
-	double rank;             /* bm25, lower is better */
+	const char *title;   /* task name, or "task-name #id" for a kernel */
+	const char *snippet; /* the matching text with [brackets] around the terms */
+	double rank;         /* bm25, lower is better */
 };
 typedef int (*kf_kb_hit_fn)(void *ctx, const struct kf_kb_hit *h);
 /* FTS5 search over task names, categories, descriptions, kernel sources and tags; the text is taken as

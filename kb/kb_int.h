@@ -58,8 +58,9 @@ const char *kb_col_str(sqlite3_stmt *st, int i);
  * them inside its single transaction). */
 enum kf_status kb_insert_candidate(struct kf_kb *kb, const struct kf_kb_candidate *c, int64_t *id,
 				   struct kf_err *err);
-enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e, const struct kf_kb_timing *timings,
-			      size_t n_timings, int64_t *id, struct kf_err *err);
+enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
+			      const struct kf_kb_timing *timings, size_t n_timings, int64_t *id,
+			      struct kf_err *err);
 
 /* Current time in Unix seconds. */
 double kb_now(void);

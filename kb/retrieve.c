@@ -41,8 +41,8 @@ static bool picked_name(const struct picks *p, const char *name)
 	return false;
 }
 
-static enum kf_status add_pick(struct picks *p, int64_t cand, int64_t task, const char *name, double sp, bool same,
-			       struct kf_err *err)
+static enum kf_status add_pick(struct picks *p, int64_t cand, int64_t task, const char *name, double sp,
+			       bool same, struct kf_err *err)
 {
 	if (name) {
 		char *dup = kf_strdup(name);
@@ -93,12 +93,14 @@ static enum kf_status load_example(struct kf_kb *kb, const struct pick *pk, cons
 				   struct kf_kb_example *ex, struct kf_err *err)
 {
 	static const char sql[] =
-		"SELECT c.id, c.task_id, coalesce(c.parent_id, 0), t.name, t.category, c.source, c.tags, c.edit_kind, "
-		"c.change, coalesce(p.tags, ''), "
-		"coalesce((SELECT max(e.speedup) FROM evaluations e WHERE e.candidate_id = p.id AND e.verdict = 'pass' "
-		"AND (?2 IS NULL OR e.arch = ?2)), 0) "
-		"FROM candidates c JOIN tasks t ON t.id = c.task_id LEFT JOIN candidates p ON p.id = c.parent_id "
-		"WHERE c.id = ?1";
+	    "SELECT c.id, c.task_id, coalesce(c.parent_id, 0), t.name, t.category, c.source, c.tags, "
+	    "c.edit_kind, "
+	    "c.change, coalesce(p.tags, ''), "
+	    "coalesce((SELECT max(e.speedup) FROM evaluations e WHERE e.candidate_id = p.id AND e.verdict = "
+	    "'pass' "
+	    "AND (?2 IS NULL OR e.arch = ?2)), 0) "
+	    "FROM candidates c JOIN tasks t ON t.id = c.task_id LEFT JOIN candidates p ON p.id = c.parent_id "
+	    "WHERE c.id = ?1";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	struct kf_buf change = KF_BUF_INIT(4096);
 	int rc;
@@ -150,7 +152,8 @@ static enum kf_status take_others(struct kf_kb *kb, sqlite3_stmt *st, struct pic
 		const char *name = kb_col_str(st, 3);
 		if (picked_cand(p, cand) || picked_name(p, name))
 			continue;
-		if ((s = add_pick(p, cand, sqlite3_column_int64(st, 2), name, sqlite3_column_double(st, 1), false, err)))
+		if ((s = add_pick(p, cand, sqlite3_column_int64(st, 2), name, sqlite3_column_double(st, 1),
+				  false, err)))
 			break;
 	}
 	if (!s && p->n < p->k && rc != SQLITE_DONE)
@@ -176,18 +179,18 @@ static int cmp_same(const void *a, const void *b)
 /* Adds up to p->k of the same task's verified kernels, best first, one per distinct source. Each version
  * of the task is one index range read in speedup order (evaluations_task_best) that stops after k new
  * sources, so the cost does not grow with the number of candidates; versions are merged here. */
-static enum kf_status take_same_task(struct kf_kb *kb, const char *task_name, const char *arch, struct picks *p,
-				     struct kf_err *err)
+static enum kf_status take_same_task(struct kf_kb *kb, const char *task_name, const char *arch,
+				     struct picks *p, struct kf_err *err)
 {
 	static const char ids_sql[] = "SELECT id FROM tasks WHERE name = ?1 ORDER BY id";
 	static const char on_arch[] =
-		"SELECT e.candidate_id, e.speedup, c.source_hash FROM evaluations e CROSS JOIN candidates c "
-		"ON c.id = e.candidate_id WHERE e.task_id = ?1 AND e.arch = ?2 AND e.verdict = 'pass' "
-		"AND e.speedup > 0 ORDER BY e.speedup DESC, e.candidate_id ASC";
+	    "SELECT e.candidate_id, e.speedup, c.source_hash FROM evaluations e CROSS JOIN candidates c "
+	    "ON c.id = e.candidate_id WHERE e.task_id = ?1 AND e.arch = ?2 AND e.verdict = 'pass' "
+	    "AND e.speedup > 0 ORDER BY e.speedup DESC, e.candidate_id ASC";
 	static const char any_arch[] =
-		"SELECT e.candidate_id, e.speedup, c.source_hash FROM evaluations e CROSS JOIN candidates c "
-		"ON c.id = e.candidate_id WHERE e.task_id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 "
-		"ORDER BY e.speedup DESC, e.candidate_id ASC";
+	    "SELECT e.candidate_id, e.speedup, c.source_hash FROM evaluations e CROSS JOIN candidates c "
+	    "ON c.id = e.candidate_id WHERE e.task_id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 "
+	    "ORDER BY e.speedup DESC, e.candidate_id ASC";
 	struct same_pick *all = NULL;
 	int64_t *ids = NULL;
 	size_t n_ids = 0, cap_ids = 0, n_all = 0;
@@ -266,17 +269,17 @@ enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const
 				  struct kf_kb_example **out, size_t *n, struct kf_err *err)
 {
 	static const char task_sql[] =
-		"SELECT id, category, name || ' ' || category || ' ' || description FROM tasks WHERE name = ?1 "
-		"ORDER BY id DESC LIMIT 1";
+	    "SELECT id, category, name || ' ' || category || ' ' || description FROM tasks WHERE name = ?1 "
+	    "ORDER BY id DESC LIMIT 1";
 	static const char cat_sql[] =
-		"SELECT w.candidate_id, w.speedup, t.id, t.name FROM tasks t JOIN wins w ON w.task_id = t.id "
-		"WHERE t.category = ?1 AND t.category <> '' AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
-		"ORDER BY w.speedup DESC, t.name, w.candidate_id";
+	    "SELECT w.candidate_id, w.speedup, t.id, t.name FROM tasks t JOIN wins w ON w.task_id = t.id "
+	    "WHERE t.category = ?1 AND t.category <> '' AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
+	    "ORDER BY w.speedup DESC, t.name, w.candidate_id";
 	static const char fts_sql[] =
-		"SELECT w.candidate_id, w.speedup, t.id, t.name, bm25(task_fts) AS r FROM task_fts "
-		"JOIN tasks t ON t.id = task_fts.rowid JOIN wins w ON w.task_id = t.id "
-		"WHERE task_fts MATCH ?1 AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
-		"ORDER BY r, w.speedup DESC, t.name, w.candidate_id LIMIT 200";
+	    "SELECT w.candidate_id, w.speedup, t.id, t.name, bm25(task_fts) AS r FROM task_fts "
+	    "JOIN tasks t ON t.id = task_fts.rowid JOIN wins w ON w.task_id = t.id "
+	    "WHERE task_fts MATCH ?1 AND t.name <> ?2 AND (?3 IS NULL OR w.arch = ?3) "
+	    "ORDER BY r, w.speedup DESC, t.name, w.candidate_id LIMIT 200";
 	struct picks p = {0};
 	struct kf_kb_example *ex = NULL;
 	struct kf_buf query = KF_BUF_INIT(8192);
@@ -301,7 +304,8 @@ enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const
 	}
 	kb_done(st);
 	if (rc == SQLITE_DONE)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no task named '%s' in the knowledge base", task_name);
+		return kf_err_set(err, KF_ERR_NOTFOUND, "no task named '%s' in the knowledge base",
+				  task_name);
 	if (rc != SQLITE_ROW)
 		return kb_dberr(kb, err, "cannot look up a task");
 	p.k = k;
@@ -389,14 +393,15 @@ enum kf_status kf_kb_search(struct kf_kb *kb, const char *text, size_t limit, kf
 			    struct kf_err *err)
 {
 	static const char task_sql[] =
-		"SELECT t.id, t.name, snippet(task_fts, -1, '[', ']', '...', 12), bm25(task_fts) AS r "
-		"FROM task_fts JOIN tasks t ON t.id = task_fts.rowid WHERE task_fts MATCH ?1 "
-		"ORDER BY r, t.id LIMIT ?2";
+	    "SELECT t.id, t.name, snippet(task_fts, -1, '[', ']', '...', 12), bm25(task_fts) AS r "
+	    "FROM task_fts JOIN tasks t ON t.id = task_fts.rowid WHERE task_fts MATCH ?1 "
+	    "ORDER BY r, t.id LIMIT ?2";
 	/* bm25 weights: a tag hit (column 2) counts more than a word somewhere in a long source. */
 	static const char kern_sql[] =
-		"SELECT c.id, t.name, snippet(kernel_fts, -1, '[', ']', '...', 12), bm25(kernel_fts, 1.0, 4.0) AS r "
-		"FROM kernel_fts JOIN candidates c ON c.id = kernel_fts.rowid JOIN tasks t ON t.id = c.task_id "
-		"WHERE kernel_fts MATCH ?1 ORDER BY r, c.id LIMIT ?2";
+	    "SELECT c.id, t.name, snippet(kernel_fts, -1, '[', ']', '...', 12), bm25(kernel_fts, 1.0, 4.0) "
+	    "AS r "
+	    "FROM kernel_fts JOIN candidates c ON c.id = kernel_fts.rowid JOIN tasks t ON t.id = c.task_id "
+	    "WHERE kernel_fts MATCH ?1 ORDER BY r, c.id LIMIT ?2";
 	const char *sqls[2] = {task_sql, kern_sql}, *kinds[2] = {"task", "candidate"};
 	struct kf_buf query = KF_BUF_INIT(8192);
 	size_t words = 0;
@@ -405,7 +410,8 @@ enum kf_status kf_kb_search(struct kf_kb *kb, const char *text, size_t limit, kf
 	fts_words(text, " ", 64, &query, &words);
 	if (!words) {
 		kf_buf_release(&query);
-		return kf_err_set(err, KF_ERR_INVALID, "search text '%s' has no word of 3 or more letters", text);
+		return kf_err_set(err, KF_ERR_INVALID, "search text '%s' has no word of 3 or more letters",
+				  text);
 	}
 	for (int k = 0; k < 2 && !s; k++) {
 		sqlite3_stmt *st = kb_stmt(kb, sqls[k], err);
@@ -424,7 +430,8 @@ enum kf_status kf_kb_search(struct kf_kb *kb, const char *text, size_t limit, kf
 			if (k == 0)
 				snprintf(title, sizeof(title), "%s", kb_col_str(st, 1));
 			else
-				snprintf(title, sizeof(title), "%s #%lld", kb_col_str(st, 1), (long long)h.id);
+				snprintf(title, sizeof(title), "%s #%lld", kb_col_str(st, 1),
+					 (long long)h.id);
 			h.title = title;
 			h.snippet = kb_col_str(st, 2);
 			h.rank = sqlite3_column_double(st, 3);

@@ -17,34 +17,36 @@ struct tag_rule {
 
 /* Order is the output order. Patterns run on comment-free source; \b keeps identifiers whole. */
 static const struct tag_rule rules[] = {
-	{"shared_memory", "\\b__shared__\\b"},
-	/* A 2-D __shared__ array is a tile (matmul, transpose, conv). */
-	{"smem_tiling", "\\b__shared__\\s+[\\w:<>, ]+?\\s+\\w+\\s*\\[[^\\]]+\\]\\s*\\["},
-	{"dynamic_smem", "\\bextern\\s+__shared__\\b"},
-	/* 8- and 16-byte vector types are single load/store instructions (float3 is not). */
-	{"vectorized_loads",
-	 "\\b(?:float[24]|double2|u?int[24]|u?long(?:long)?2|half2|__half2|__nv_bfloat162)\\b"},
-	{"warp_shuffle", "\\b__shfl(?:_xor|_down|_up)?_sync\\s*\\("},
-	{"warp_vote", "\\b__(?:ballot|any|all|match_any|match_all)_sync\\s*\\(|\\b__activemask\\s*\\(|\\b__reduce_\\w+_sync\\s*\\("},
-	{"tensor_cores", "\\bwmma::|\\bnvcuda::wmma\\b|\\bmma\\.sync\\b|\\bwgmma\\b|\\bmma_sync\\s*\\(|\\bldmatrix\\b"},
-	{"async_copy",
-	 "\\bcp\\.async\\b|\\bmemcpy_async\\s*\\(|\\b__pipeline_memcpy_async\\b|\\bcuda::pipeline\\b|\\bcp_async\\w*\\s*\\("},
-	{"tma", "\\bcp\\.async\\.bulk\\b|\\bCUtensorMap\\b|\\bcuTensorMapEncode\\w*"},
-	{"loop_unroll", "#\\s*pragma\\s+unroll\\b"},
-	{"fast_math",
-	 "\\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|powf|fdividef|saturatef|frcp_r[nzdu]|fsqrt_r[nzdu]|"
-	 "frsqrt_rn|fmaf_r[nzdu]|fmul_r[nzdu])\\s*\\(|\\brsqrtf\\s*\\("},
-	{"atomics", "\\batomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_block|_system)?\\s*\\("},
-	{"half_precision",
-	 "\\b(?:__half2?|half2|__nv_bfloat162?)\\b|\\b__float2half\\w*\\s*\\(|\\b__float2bfloat16\\w*\\s*\\(|"
-	 "\\b__h(?:add|mul|fma|sub)2?\\s*\\("},
-	{"readonly_cache", "\\b__ldg\\s*\\(|\\b__ld(?:cs|cg|ca|lu|cv)\\s*\\(|\\bld\\.global\\.nc\\b"},
-	{"launch_bounds", "\\b__launch_bounds__\\s*\\("},
-	{"restrict", "\\b__restrict__\\b"},
-	{"grid_stride", "\\bblockDim\\.x\\s*\\*\\s*gridDim\\.x\\b|\\bgridDim\\.x\\s*\\*\\s*blockDim\\.x\\b"},
-	{"cooperative_groups", "\\bcooperative_groups\\b|\\bcg::"},
-	{"constant_memory", "\\b__constant__\\b"},
-	{"inline_ptx", "\\basm\\s*(?:volatile\\s*)?\\("},
+    {"shared_memory", "\\b__shared__\\b"},
+    /* A 2-D __shared__ array is a tile (matmul, transpose, conv). */
+    {"smem_tiling", "\\b__shared__\\s+[\\w:<>, ]+?\\s+\\w+\\s*\\[[^\\]]+\\]\\s*\\["},
+    {"dynamic_smem", "\\bextern\\s+__shared__\\b"},
+    /* 8- and 16-byte vector types are single load/store instructions (float3 is not). */
+    {"vectorized_loads",
+     "\\b(?:float[24]|double2|u?int[24]|u?long(?:long)?2|half2|__half2|__nv_bfloat162)\\b"},
+    {"warp_shuffle", "\\b__shfl(?:_xor|_down|_up)?_sync\\s*\\("},
+    {"warp_vote", "\\b__(?:ballot|any|all|match_any|match_all)_sync\\s*\\(|\\b__activemask\\s*\\(|\\b__"
+		  "reduce_\\w+_sync\\s*\\("},
+    {"tensor_cores",
+     "\\bwmma::|\\bnvcuda::wmma\\b|\\bmma\\.sync\\b|\\bwgmma\\b|\\bmma_sync\\s*\\(|\\bldmatrix\\b"},
+    {"async_copy", "\\bcp\\.async\\b|\\bmemcpy_async\\s*\\(|\\b__pipeline_memcpy_async\\b|\\bcuda::"
+		   "pipeline\\b|\\bcp_async\\w*\\s*\\("},
+    {"tma", "\\bcp\\.async\\.bulk\\b|\\bCUtensorMap\\b|\\bcuTensorMapEncode\\w*"},
+    {"loop_unroll", "#\\s*pragma\\s+unroll\\b"},
+    {"fast_math", "\\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|powf|fdividef|saturatef|frcp_r[nzdu]|"
+		  "fsqrt_r[nzdu]|"
+		  "frsqrt_rn|fmaf_r[nzdu]|fmul_r[nzdu])\\s*\\(|\\brsqrtf\\s*\\("},
+    {"atomics", "\\batomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_block|_system)?\\s*\\("},
+    {"half_precision",
+     "\\b(?:__half2?|half2|__nv_bfloat162?)\\b|\\b__float2half\\w*\\s*\\(|\\b__float2bfloat16\\w*\\s*\\(|"
+     "\\b__h(?:add|mul|fma|sub)2?\\s*\\("},
+    {"readonly_cache", "\\b__ldg\\s*\\(|\\b__ld(?:cs|cg|ca|lu|cv)\\s*\\(|\\bld\\.global\\.nc\\b"},
+    {"launch_bounds", "\\b__launch_bounds__\\s*\\("},
+    {"restrict", "\\b__restrict__\\b"},
+    {"grid_stride", "\\bblockDim\\.x\\s*\\*\\s*gridDim\\.x\\b|\\bgridDim\\.x\\s*\\*\\s*blockDim\\.x\\b"},
+    {"cooperative_groups", "\\bcooperative_groups\\b|\\bcg::"},
+    {"constant_memory", "\\b__constant__\\b"},
+    {"inline_ptx", "\\basm\\s*(?:volatile\\s*)?\\("},
 };
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -57,12 +59,13 @@ static void compile_rules(void)
 	for (size_t i = 0; i < N_RULES; i++) {
 		int ec;
 		PCRE2_SIZE off;
-		compiled[i] = pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
+		compiled[i] =
+		    pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
 		if (!compiled[i]) {
 			PCRE2_UCHAR msg[160];
 			pcre2_get_error_message(ec, msg, sizeof(msg));
-			snprintf(compile_error, sizeof(compile_error), "tag pattern '%s' at %zu: %s", rules[i].name,
-				 (size_t)off, (const char *)msg);
+			snprintf(compile_error, sizeof(compile_error), "tag pattern '%s' at %zu: %s",
+				 rules[i].name, (size_t)off, (const char *)msg);
 			return;
 		}
 		/* JIT is an optimisation; a platform without it still matches through the interpreter. */
@@ -104,7 +107,8 @@ char *kb_strip_comments(const char *src, size_t len)
 				out[i++] = ' ';
 			}
 		} else if (out[i] == '"' || out[i] == '\'') {
-			/* Literals are kept (inline PTX such as "mma.sync" lives in them), only skipped so that a
+			/* Literals are kept (inline PTX such as "mma.sync" lives in them), only skipped so
+			 * that a
 			 * "//" inside one does not start a comment. */
 			char q = out[i++];
 			while (i < len && out[i] != q && out[i] != '\n') {
@@ -143,7 +147,8 @@ enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf 
 			if ((n++ && (st = kf_buf_addch(out, ','))) || (st = kf_buf_adds(out, rules[i].name)))
 				kf_err_set(err, st, "tag list too long");
 		} else if (rc != PCRE2_ERROR_NOMATCH) {
-			/* A match limit on a pathological source: that tag is unknown, the others still count. */
+			/* A match limit on a pathological source: that tag is unknown, the others still
+			 * count. */
 			continue;
 		}
 	}
@@ -187,8 +192,8 @@ enum kf_status kb_tags_diff(const char *tags, const char *parent_tags, struct kf
 /* Strings that look like provider API keys (OpenAI "sk-...", Anthropic "sk-ant-...", Google "AIza...",
  * a bearer header). Masked keys in provider error messages ("sk-abc****wxyz") do not match: the run of
  * key characters is too short. */
-static const char secret_pattern[] =
-	"\\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\\bAIza[0-9A-Za-z_-]{30,}|(?i:\\bbearer\\s+[A-Za-z0-9._~+/-]{20,})";
+static const char secret_pattern[] = "\\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\\bAIza[0-9A-Za-z_-]{30,}|(?i:"
+				     "\\bbearer\\s+[A-Za-z0-9._~+/-]{20,})";
 static pcre2_code *secret_re;
 static pthread_once_t secret_once = PTHREAD_ONCE_INIT;
 

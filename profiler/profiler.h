@@ -36,7 +36,7 @@ double kf_stats_median_scratch(const double *x, size_t n, double *scratch);
 struct kf_stats {
 	size_t n;
 	double min, max, mean;
-	double stddev;		    /* sample standard deviation (n - 1 in the denominator); 0 when n == 1 */
+	double stddev;              /* sample standard deviation (n - 1 in the denominator); 0 when n == 1 */
 	double median, q1, q3, iqr; /* type-7 quantiles at 0.5, 0.25, 0.75; iqr = q3 - q1 */
 	double rse; /* relative standard error of the mean: stddev / sqrt(n) / mean (0 when mean == 0) */
 };
@@ -48,9 +48,9 @@ enum kf_status kf_stats_compute(const double *x, size_t n, struct kf_stats *out,
 
 struct kf_boot_opts {
 	uint32_t resamples; /* default 10000 when 0 */
-	uint64_t seed;	    /* the RNG seed: same seed, same interval */
-	double level;	    /* default 0.95 when 0 */
-	bool paired;	    /* resample (ref[i], cand[i]) pairs together: samples taken A B A B share drift */
+	uint64_t seed;      /* the RNG seed: same seed, same interval */
+	double level;       /* default 0.95 when 0 */
+	bool paired;        /* resample (ref[i], cand[i]) pairs together: samples taken A B A B share drift */
 };
 
 struct kf_ci {
@@ -98,19 +98,19 @@ kf_stop_reason_name(enum kf_stop_reason why); /* "continue", "converged", "max-s
 
 /* Per-SM limits of one architecture (profiler/occupancy.c cites its sources). */
 struct kf_arch_limits {
-	const char *arch;	   /* "sm_90" */
-	int warp_size;		   /* 32 */
+	const char *arch;          /* "sm_90" */
+	int warp_size;             /* 32 */
 	int max_threads_per_block; /* 1024 */
-	int max_warps_per_sm;	   /* 64 on sm_80/90/100, 48 on sm_86/89/120 */
+	int max_warps_per_sm;      /* 64 on sm_80/90/100, 48 on sm_86/89/120 */
 	int max_blocks_per_sm;
-	int regs_per_sm;	    /* 65536 32-bit registers */
-	int max_regs_per_block;	    /* 65536 */
+	int regs_per_sm;            /* 65536 32-bit registers */
+	int max_regs_per_block;     /* 65536 */
 	int max_regs_per_thread;    /* 255 */
-	int reg_alloc_unit;	    /* registers are given to a warp in units of 256 */
+	int reg_alloc_unit;         /* registers are given to a warp in units of 256 */
 	int warp_alloc_granularity; /* warps are given registers in groups of 4 (one per SM sub-partition) */
-	int smem_per_sm_bytes;	    /* the largest shared-memory carveout */
-	int max_smem_per_block_bytes;	   /* opt-in maximum for one block (cuFuncSetAttribute) */
-	int smem_alloc_unit_bytes;	   /* 128 */
+	int smem_per_sm_bytes;      /* the largest shared-memory carveout */
+	int max_smem_per_block_bytes;      /* opt-in maximum for one block (cuFuncSetAttribute) */
+	int smem_alloc_unit_bytes;         /* 128 */
 	int reserved_smem_per_block_bytes; /* 1024 on sm_80 and later: the runtime's own per-block use */
 };
 
@@ -137,18 +137,18 @@ enum kf_status kf_occupancy(const char *arch, int block_threads, int regs_per_th
 
 /* Peak throughput classes. A tensor class is what a kernel of that dtype can reach at best. */
 enum kf_peak_kind {
-	KF_PEAK_F64,	 /* FP64 on the CUDA cores (non-tensor) */
-	KF_PEAK_F32,	 /* FP32 on the CUDA cores (non-tensor) */
+	KF_PEAK_F64,     /* FP64 on the CUDA cores (non-tensor) */
+	KF_PEAK_F32,     /* FP32 on the CUDA cores (non-tensor) */
 	KF_PEAK_TF32_TC, /* TF32 tensor cores, dense */
-	KF_PEAK_F16_TC,	 /* FP16/BF16 tensor cores, dense, FP32 accumulate */
+	KF_PEAK_F16_TC,  /* FP16/BF16 tensor cores, dense, FP32 accumulate */
 	KF_PEAK_KIND_COUNT
 };
 
 struct kf_peaks {
-	char name[64];			  /* "NVIDIA H100 SXM (table)" or "NVIDIA H200 (device facts)" */
-	char arch[16];			  /* "sm_90" */
+	char name[64];                    /* "NVIDIA H100 SXM (table)" or "NVIDIA H200 (device facts)" */
+	char arch[16];                    /* "sm_90" */
 	double flops[KF_PEAK_KIND_COUNT]; /* FLOP/s */
-	double dram_bytes_per_s;	  /* B/s */
+	double dram_bytes_per_s;          /* B/s */
 };
 
 /* Built-in table (datasheet figures, cited in profiler/roofline.c) by product key: "h100", "h200",
@@ -175,10 +175,10 @@ double kf_roofline_floor_ns(double flops, double bytes, enum kf_dtype dtype, con
 struct kf_roofline {
 	double floor_ns; /* speed-of-light time */
 	double compute_ns, memory_ns;
-	const char *bound;	     /* "compute" or "memory": the larger of the two */
-	double achieved_flops;	     /* FLOP/s at time_ns (0 when flops unknown) */
+	const char *bound;           /* "compute" or "memory": the larger of the two */
+	double achieved_flops;       /* FLOP/s at time_ns (0 when flops unknown) */
 	double achieved_bytes_per_s; /* B/s at time_ns */
-	double fraction;	     /* floor_ns / time_ns: 1.0 = at the roofline; > 1 is impossible */
+	double fraction;             /* floor_ns / time_ns: 1.0 = at the roofline; > 1 is impossible */
 };
 
 /* Evaluates a measured time against the roofline. flops or bytes may be 0 (unknown). KF_ERR_INVALID for
@@ -202,9 +202,9 @@ struct kf_perf_summary {
 	struct kf_roofline roof;
 	bool has_occupancy;
 	struct kf_occupancy occ;
-	int registers;	 /* per thread; < 0 unknown */
+	int registers;   /* per thread; < 0 unknown */
 	int spill_bytes; /* spill stores + loads; < 0 unknown */
-	int smem_bytes;	 /* static + dynamic per block; < 0 unknown */
+	int smem_bytes;  /* static + dynamic per block; < 0 unknown */
 };
 
 /* Appends a few short lines (each ending in '\n') describing s to out, e.g.

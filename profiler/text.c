@@ -53,7 +53,7 @@ enum kf_status kf_perf_text(const struct kf_perf_summary *s, struct kf_buf *out)
 		st = kf_buf_addf(out, "speedup %.3gx (%.0f%% CI %.3g-%.3g, %s)\n", s->speedup.point,
 				 s->speedup.level * 100.0, s->speedup.lo, s->speedup.hi,
 				 kf_ci_significant(&s->speedup) ? "significant"
-				 : s->speedup.hi < 1.0		? "significantly slower"
+				 : s->speedup.hi < 1.0          ? "significantly slower"
 								: "not significant");
 
 	if (st == KF_OK && s->has_roofline) {

@@ -95,8 +95,8 @@ static enum kf_status run_step(struct runner *r, const struct kf_step *st, struc
 	if (s)
 		return s;
 	if (res->status)
-		return kf_err_set(err, KF_ERR_RUNTIME, "%s failed while timed (%s): %s", r->what, kf_status_name(res->status),
-				  res->msg);
+		return kf_err_set(err, KF_ERR_RUNTIME, "%s failed while timed (%s): %s", r->what,
+				  kf_status_name(res->status), res->msg);
 	return KF_OK;
 }
 
@@ -111,7 +111,8 @@ static const struct kf_tensor *first_output(const struct kf_task *t)
 /* Times one shape. */
 static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, size_t n_run,
 				    const struct kf_profile_opts *o, const struct kf_shape *shape,
-				    struct kf_profile_shape *ps, struct kf_profile_result *res, struct kf_err *err)
+				    struct kf_profile_shape *ps, struct kf_profile_result *res,
+				    struct kf_err *err)
 {
 	uint64_t numel[KF_MAX_BUFFERS] = {0}, n_bytes[KF_MAX_BUFFERS] = {0};
 	int n_sets = o->n_sets > 0 && o->n_sets <= MAX_SETS ? o->n_sets : 4;
@@ -146,7 +147,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 				goto out;
 			}
 			kf_rng_seed(&rng, kf_mix64(o->seed + (uint64_t)s * 131 + i));
-			kf_inputs_fill(in[s][i], t->tensors[i].dtype, (size_t)numel[i], &t->tensors[i], KF_INPUT_INIT, &rng);
+			kf_inputs_fill(in[s][i], t->tensors[i].dtype, (size_t)numel[i], &t->tensors[i],
+				       KF_INPUT_INIT, &rng);
 		}
 	for (size_t k = 0; k < n_run; k++) {
 		struct runner *r = &rs[k];
@@ -171,7 +173,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 		/* each set in its own slot: distinct addresses; the first launch is the warmup */
 		for (int s = 0; s < n_sets && !st; s++) {
 			struct kf_step step;
-			step_for(&step, r, s, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON, o->step_timeout_ms);
+			step_for(&step, r, s, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON,
+				 o->step_timeout_ms);
 			step.reps = cuda ? 3 : 1;
 			st = run_step(r, &step, sr, err);
 		}
@@ -183,22 +186,26 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 		for (size_t k = 0; k < n_run; k++) {
 			struct runner *r = &rs[k];
 			struct kf_step step;
-			step_for(&step, r, (int)(i % (size_t)n_sets), KF_STEP_TIME | (cuda ? KF_STEP_FLUSH_L2 : 0),
-				 o->step_timeout_ms);
+			step_for(&step, r, (int)(i % (size_t)n_sets),
+				 KF_STEP_TIME | (cuda ? KF_STEP_FLUSH_L2 : 0), o->step_timeout_ms);
 			st = run_step(r, &step, sr, err);
 			if (st)
 				goto out;
 			if (sr->n_times < 1 || !(sr->time_ns[0] > 0)) {
-				st = kf_err_set(err, KF_ERR_RUNTIME, "%s: the worker returned no time", r->what);
+				st = kf_err_set(err, KF_ERR_RUNTIME, "%s: the worker returned no time",
+						r->what);
 				goto out;
 			}
 			r->timed->samples[r->timed->n++] = sr->time_ns[0];
 			total_ns[k] += sr->time_ns[0];
-			snprintf(r->timed->timing_source, sizeof(r->timed->timing_source), "%s", sr->timing_source);
+			snprintf(r->timed->timing_source, sizeof(r->timed->timing_source), "%s",
+				 sr->timing_source);
 			r->timed->kernels_seen = sr->kernels_seen;
 		}
-		enum kf_stop_reason w0 = kf_stop_rule_check(&rule, rs[0].timed->samples, rs[0].timed->n, total_ns[0]);
-		enum kf_stop_reason w1 = kf_stop_rule_check(&rule, rs[1].timed->samples, rs[1].timed->n, total_ns[1]);
+		enum kf_stop_reason w0 =
+		    kf_stop_rule_check(&rule, rs[0].timed->samples, rs[0].timed->n, total_ns[0]);
+		enum kf_stop_reason w1 =
+		    kf_stop_rule_check(&rule, rs[1].timed->samples, rs[1].timed->n, total_ns[1]);
 		if (w0 != KF_STOP_CONTINUE && w1 != KF_STOP_CONTINUE) {
 			ps->stop = w0 > w1 ? w0 : w1;
 			break;
@@ -219,19 +226,20 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 			struct kf_tol tol = kf_task_tolerance(t, te->dtype);
 			if (te->role == KF_ROLE_INPUT)
 				continue;
-			/* inout tensors were updated once per launch: their values depend on the launch count, so
-			 * only pure outputs are comparable after a timing loop */
+			/* inout tensors were updated once per launch: their values depend on the launch
+			 * count, so only pure outputs are comparable after a timing loop */
 			if (te->role == KF_ROLE_INOUT)
 				continue;
 			kf_compare(kf_session_arena(rs[0].s) + rs[0].out_off[s][b] + KF_GUARD_BYTES,
-				   kf_session_arena(rs[1].s) + rs[1].out_off[s][b] + KF_GUARD_BYTES, te->dtype,
-				   (size_t)numel[b], &tol, &cmp);
+				   kf_session_arena(rs[1].s) + rs[1].out_off[s][b] + KF_GUARD_BYTES,
+				   te->dtype, (size_t)numel[b], &tol, &cmp);
 			if (cmp.verdict != KF_VERDICT_PASS) {
 				ps->outputs_ok = false;
 				snprintf(ps->recheck_detail, sizeof(ps->recheck_detail),
-					 "%s of a timed launch (input set %d): '%s' element %lld got %.9g want %.9g, %llu bad",
-					 kf_verdict_name(cmp.verdict), s, te->name, (long long)cmp.first_bad, cmp.got, cmp.want,
-					 (unsigned long long)cmp.n_bad);
+					 "%s of a timed launch (input set %d): '%s' element %lld got %.9g "
+					 "want %.9g, %llu bad",
+					 kf_verdict_name(cmp.verdict), s, te->name, (long long)cmp.first_bad,
+					 cmp.got, cmp.want, (unsigned long long)cmp.n_bad);
 			}
 		}
 	}
@@ -244,7 +252,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 	}
 	{
 		struct kf_boot_opts bo = {10000, kf_mix64(o->seed ^ 0xb007), 0.95, true};
-		st = kf_boot_speedup(ps->ref.samples, ps->ref.n, ps->cand.samples, ps->cand.n, &bo, &ps->speedup, err);
+		st = kf_boot_speedup(ps->ref.samples, ps->ref.n, ps->cand.samples, ps->cand.n, &bo,
+				     &ps->speedup, err);
 		if (!st && ps->has_base)
 			st = kf_boot_speedup(ps->base.samples, ps->base.n, ps->cand.samples, ps->cand.n, &bo,
 					     &ps->speedup_base, err);
@@ -257,8 +266,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 	kf_task_bytes(t, shape, &ps->bytes);
 	if (res->has_peaks && (ps->flops > 0 || ps->bytes > 0)) {
 		struct kf_err e2 = KF_ERR_INIT;
-		if (!kf_roofline_eval(ps->flops, ps->bytes, first_output(t)->dtype, &res->peaks, ps->cand.stats.median,
-				      &ps->roof, &e2)) {
+		if (!kf_roofline_eval(ps->flops, ps->bytes, first_output(t)->dtype, &res->peaks,
+				      ps->cand.stats.median, &ps->roof, &e2)) {
 			ps->has_roof = true;
 			ps->below_floor = ps->cand.stats.median < ps->roof.floor_ns;
 		}
@@ -305,18 +314,20 @@ static void static_resources(const struct kf_task *t, const struct kf_kfile *k, 
 			if (!strcmp(c->kernels[j].name, pl->kernel)) {
 				lr->regs = c->kernels[j].registers;
 				lr->smem_bytes += c->kernels[j].smem_static_bytes;
-				lr->spill_bytes = c->kernels[j].spill_store_bytes + c->kernels[j].spill_load_bytes;
+				lr->spill_bytes =
+				    c->kernels[j].spill_store_bytes + c->kernels[j].spill_load_bytes;
 			}
-		lr->has_occ = !kf_occupancy(res->arch, lr->block_threads, lr->regs > 0 ? lr->regs : 0, lr->smem_bytes,
-					    &lr->occ, &e);
+		lr->has_occ = !kf_occupancy(res->arch, lr->block_threads, lr->regs > 0 ? lr->regs : 0,
+					    lr->smem_bytes, &lr->occ, &e);
 	}
 out:
 	kf_plan_free(p);
 	kf_compiled_free(c);
 }
 
-enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k, const struct kf_profile_opts *o,
-			      struct kf_profile_result **out, struct kf_err *err)
+enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
+			      const struct kf_profile_opts *o, struct kf_profile_result **out,
+			      struct kf_err *err)
 {
 	struct kf_profile_result *res = calloc(1, sizeof(*res));
 	struct runner rs[3];
@@ -334,12 +345,13 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 	memset(rs, 0, sizeof(rs));
 	res->backend = o->backend;
 	snprintf(res->clock, sizeof(res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
-	snprintf(res->arch, sizeof(res->arch), "%s", o->device && o->device->arch[0] && o->backend == KF_BACKEND_CUDA
-							      ? o->device->arch
-							      : "sm_90");
+	snprintf(res->arch, sizeof(res->arch), "%s",
+		 o->device && o->device->arch[0] && o->backend == KF_BACKEND_CUDA ? o->device->arch
+										  : "sm_90");
 	if (o->backend == KF_BACKEND_CUDA && o->device) {
-		if (kf_peaks_from_device(o->device->name, o->device->arch, o->device->sm_count, o->device->sm_clock_khz,
-					 o->device->mem_clock_khz, o->device->mem_bus_width_bits, &res->peaks, &e2) == KF_OK)
+		if (kf_peaks_from_device(o->device->name, o->device->arch, o->device->sm_count,
+					 o->device->sm_clock_khz, o->device->mem_clock_khz,
+					 o->device->mem_bus_width_bits, &res->peaks, &e2) == KF_OK)
 			res->has_peaks = true;
 		else {
 			const struct kf_peaks *p = kf_peaks_table_guess(o->device->name, o->device->arch);
@@ -378,8 +390,8 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 		goto out;
 	}
 	if (t->baseline) {
-		if ((st = kf_kfile_load(t->baseline, &base_kf, err)) || (st = kf_kfile_bind(base_kf, t, err)) ||
-		    (st = kf_compile(base_kf, &co, &base_c, err))) {
+		if ((st = kf_kfile_load(t->baseline, &base_kf, err)) ||
+		    (st = kf_kfile_bind(base_kf, t, err)) || (st = kf_compile(base_kf, &co, &base_c, err))) {
 			kf_err_prefix(err, "baseline");
 			goto out;
 		}
@@ -394,9 +406,11 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 		struct kf_profile_shape *ps = &res->shapes[i];
 		ps->is_timing_shape = shapes == t->shapes_timing;
 		ps->has_base = base_c != NULL;
-		rs[0] = (struct runner){.what = "candidate", .comp = cand_c, .kf = (struct kf_kfile *)k, .timed = &ps->cand};
+		rs[0] = (struct runner){
+		    .what = "candidate", .comp = cand_c, .kf = (struct kf_kfile *)k, .timed = &ps->cand};
 		rs[1] = (struct runner){.what = "reference", .comp = ref_c, .kf = ref_kf, .timed = &ps->ref};
-		rs[2] = (struct runner){.what = "baseline", .comp = base_c, .kf = base_kf, .timed = &ps->base};
+		rs[2] =
+		    (struct runner){.what = "baseline", .comp = base_c, .kf = base_kf, .timed = &ps->base};
 		n_run = base_c ? 3 : 2;
 		st = profile_shape(t, rs, n_run, o, &shapes[i], ps, res, err);
 		if (st)
@@ -407,7 +421,8 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 		if (ps->below_floor || ps->speedup.point > 10) {
 			res->implausible = true;
 			size_t used = strlen(res->flags);
-			snprintf(res->flags + used, sizeof(res->flags) - used, "%s%s at shape %zu", used ? "; " : "",
+			snprintf(res->flags + used, sizeof(res->flags) - used, "%s%s at shape %zu",
+				 used ? "; " : "",
 				 ps->below_floor ? "faster than the roofline floor" : "speedup over 10x", i);
 		}
 	}

@@ -16,11 +16,11 @@
 struct kf_profile_opts {
 	enum kf_backend_kind backend;
 	const struct kf_device_info *device; /* from the probe (cuda), or NULL */
-	uint64_t seed;            /* input seed (0: random) */
-	int n_sets;               /* distinct input sets rotated during timing (default 4) */
-	struct kf_stop_rule rule; /* zero: defaults per backend */
-	int step_timeout_ms;      /* default 30000 */
-	bool all_timing_shapes;   /* cpu: time the task's timing shapes too (default: largest public shape) */
+	uint64_t seed;                       /* input seed (0: random) */
+	int n_sets;                          /* distinct input sets rotated during timing (default 4) */
+	struct kf_stop_rule rule;            /* zero: defaults per backend */
+	int step_timeout_ms;                 /* default 30000 */
+	bool all_timing_shapes; /* cpu: time the task's timing shapes too (default: largest public shape) */
 	const char *worker_path;
 };
 
@@ -36,17 +36,17 @@ struct kf_timed {
 
 struct kf_profile_shape {
 	struct kf_shape shape;
-	bool is_timing_shape;  /* false: the cpu backend timed the largest public shape instead */
+	bool is_timing_shape; /* false: the cpu backend timed the largest public shape instead */
 	struct kf_timed cand, ref, base;
 	bool has_base;
-	struct kf_ci speedup;       /* reference / candidate */
-	struct kf_ci speedup_base;  /* baseline / candidate */
+	struct kf_ci speedup;      /* reference / candidate */
+	struct kf_ci speedup_base; /* baseline / candidate */
 	enum kf_stop_reason stop;
-	bool outputs_ok;            /* every timed launch's output matched the reference's */
+	bool outputs_ok; /* every timed launch's output matched the reference's */
 	char recheck_detail[400];
 	bool has_roof;
 	struct kf_roofline roof;
-	bool below_floor;           /* faster than the speed of light: something is wrong */
+	bool below_floor; /* faster than the speed of light: something is wrong */
 	double flops, bytes;
 };
 
@@ -60,26 +60,27 @@ struct kf_launch_res {
 
 struct kf_profile_result {
 	enum kf_backend_kind backend;
-	char clock[8];      /* "gpu" or "cpu": cpu times are never GPU speed */
-	char arch[16];      /* the arch the resources and occupancy are for */
+	char clock[8]; /* "gpu" or "cpu": cpu times are never GPU speed */
+	char arch[16]; /* the arch the resources and occupancy are for */
 	bool has_peaks;
 	struct kf_peaks peaks;
 	size_t n_shapes;
 	struct kf_profile_shape *shapes;
 	size_t n_launches;
 	struct kf_launch_res *launches; /* static resources per launch of the candidate's plan */
-	bool implausible;   /* below the roofline floor or > 10x: re-verification is due */
+	bool implausible;               /* below the roofline floor or > 10x: re-verification is due */
 	char flags[512];
 	bool timed_outputs_ok;
-	char text[1024];    /* the compact form fed back to the LLM */
+	char text[1024]; /* the compact form fed back to the LLM */
 };
 
 /* Times candidate k (bound to t) against the task's reference and baseline. Returns KF_OK with *out;
  * timed outputs that differ from the reference set outputs_ok=false (the caller rejects the kernel).
  * Errors: KF_ERR_INVALID (task/reference problem), KF_ERR_RUNTIME (a kernel failed while timed),
  * KF_ERR_UNAVAILABLE, others internal. */
-enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k, const struct kf_profile_opts *o,
-			      struct kf_profile_result **out, struct kf_err *err);
+enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
+			      const struct kf_profile_opts *o, struct kf_profile_result **out,
+			      struct kf_err *err);
 void kf_profile_result_free(struct kf_profile_result *r);
 
 #endif

@@ -19,16 +19,16 @@ struct kf_bench_task {
 	char name[128];
 	char category[64];
 	int level;
-	char status[32];      /* a verdict name ("pass", "wrong_output", ...), "missing" (no kernel, no run) or
-				 "error" (the harness could not evaluate it) */
+	char status[32]; /* a verdict name ("pass", "wrong_output", ...), "missing" (no kernel, no run) or
+			    "error" (the harness could not evaluate it) */
 	char reason[400];
-	bool compiled;        /* its kernel compiled (KernelBench's compile rate) */
-	bool correct;         /* verified: status "pass" */
-	double speedup;       /* reference time / kernel time (geomean of timing shapes); 0 when not correct */
-	double lo, hi;        /* the speedup interval: lowest lower bound, highest upper bound over timing shapes */
-	char clock[16];       /* "cpu", "cupti", "cuda_event"; "" when not timed */
-	int64_t run_id;       /* 0: no run recorded */
-	char strategy[16];    /* "bench" for --from-dir evaluations, else the search's */
+	bool compiled;  /* its kernel compiled (KernelBench's compile rate) */
+	bool correct;   /* verified: status "pass" */
+	double speedup; /* reference time / kernel time (geomean of timing shapes); 0 when not correct */
+	double lo, hi;  /* the speedup interval: lowest lower bound, highest upper bound over timing shapes */
+	char clock[16]; /* "cpu", "cupti", "cuda_event"; "" when not timed */
+	int64_t run_id; /* 0: no run recorded */
+	char strategy[16]; /* "bench" for --from-dir evaluations, else the search's */
 	int64_t candidates;
 	double time_s, usd;
 	int64_t calls, tokens;
@@ -54,15 +54,15 @@ double kf_bench_fast_p(const struct kf_bench_task *t, size_t n, double p, bool s
 double kf_bench_geomean(const struct kf_bench_task *t, size_t n, size_t *n_used);
 
 struct kf_bench_metrics {
-	int level;            /* 0: all levels */
+	int level; /* 0: all levels */
 	size_t n_tasks, n_compiled, n_correct, n_missing;
 	double compile_rate, correct_rate;
 	size_t n_p;
 	double p[KF_BENCH_MAX_P], fast[KF_BENCH_MAX_P], fast_sig[KF_BENCH_MAX_P];
-	double geomean;       /* over correct tasks; 0 when none */
+	double geomean; /* over correct tasks; 0 when none */
 	size_t n_geomean;
 	double time_s_per_task, usd_per_task, calls_per_task;
-	bool cpu_clock;       /* some speedup was measured with CPU times */
+	bool cpu_clock; /* some speedup was measured with CPU times */
 };
 
 /* Metrics over the tasks of one level (0: all). */
@@ -76,21 +76,24 @@ size_t kf_bench_p_default(double *p, size_t max);
 /* ---- reports ---- */
 
 struct kf_bench_info {
-	const char *suite;    /* as given */
-	const char *mode;     /* "from-dir", "optimize", "collect" */
+	const char *suite; /* as given */
+	const char *mode;  /* "from-dir", "optimize", "collect" */
 	const char *backend;
 	const char *db_path;
-	const char *source;   /* the --from-dir folder, or the provider/model */
-	const char *shard;    /* "I/N" or NULL */
+	const char *source; /* the --from-dir folder, or the provider/model */
+	const char *shard;  /* "I/N" or NULL */
 };
 
 /* Each appends a whole document. The metrics arrays hold the overall metrics first, then one per level. */
-enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
-				    size_t n, const struct kf_bench_metrics *m, size_t n_m);
-enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
-				  size_t n, const struct kf_bench_metrics *m, size_t n_m);
+enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info *info,
+				    const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
+				    size_t n_m);
+enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *info,
+				  const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
+				  size_t n_m);
 enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task *t, size_t n);
-enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
-				    size_t n, const struct kf_bench_metrics *m, size_t n_m);
+enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info *info,
+				    const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
+				    size_t n_m);
 
 #endif

@@ -131,9 +131,9 @@ struct from_run {
 	int64_t task_id;
 	char config_error[400];
 	bool config_missing;
-	struct ev *ev;      /* last evaluation per candidate, in candidate order */
+	struct ev *ev; /* last evaluation per candidate, in candidate order */
 	size_t n_ev, cap_ev;
-	int64_t *cand;      /* candidate ids in recording order */
+	int64_t *cand; /* candidate ids in recording order */
 	size_t n_cand, cap_cand;
 	bool oom;
 	double lo, hi;
@@ -289,7 +289,8 @@ enum kf_status kf_bench_task_from_run(struct kf_kb *kb, int64_t run_id, struct k
 	}
 	out->candidates = (int64_t)x.n_cand;
 	if (!x.n_cand) {
-		snprintf(out->status, sizeof(out->status), "%s", x.config_missing || !x.config_error[0] ? "missing" : "error");
+		snprintf(out->status, sizeof(out->status), "%s",
+			 x.config_missing || !x.config_error[0] ? "missing" : "error");
 		snprintf(out->reason, sizeof(out->reason), "%s",
 			 x.config_error[0] ? x.config_error : "no kernel was produced for this task");
 		goto out;

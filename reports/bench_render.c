@@ -12,8 +12,8 @@
 #include "reports/bench.h"
 #include "reports/report.h"
 
-#define BASELINE_NOTE                                                                                   \
-	"speedup = the task's reference kernel time / the kernel's time (the reference is the baseline); " \
+#define BASELINE_NOTE                                                                                        \
+	"speedup = the task's reference kernel time / the kernel's time (the reference is the baseline); "   \
 	"fast_p counts tasks correct AND faster than p over ALL tasks, failures and missing included"
 #define CPU_NOTE "speedups were measured with CPU times on the cpu backend: they are not GPU speed"
 
@@ -93,8 +93,9 @@ static cJSON *task_json(const struct kf_bench_task *t)
 	return o;
 }
 
-enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
-				    size_t n, const struct kf_bench_metrics *m, size_t n_m)
+enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info *info,
+				    const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
+				    size_t n_m)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
 	enum kf_status st = KF_ERR_NOMEM;
@@ -135,8 +136,9 @@ enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info
 
 enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task *t, size_t n)
 {
-	enum kf_status st = kf_buf_adds(b, "task,category,level,status,compiled,correct,speedup,ci_lo,ci_hi,clock,"
-					   "run_id,strategy,candidates,time_s,usd,calls,tokens,reason\r\n");
+	enum kf_status st =
+	    kf_buf_adds(b, "task,category,level,status,compiled,correct,speedup,ci_lo,ci_hi,clock,"
+			   "run_id,strategy,candidates,time_s,usd,calls,tokens,reason\r\n");
 	for (size_t i = 0; i < n && !st; i++) {
 		st = kf_csv_field(b, t[i].name);
 		if (!st)
@@ -148,8 +150,8 @@ enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task 
 		if (!st)
 			st = kf_csv_field(b, t[i].status);
 		if (!st)
-			st = kf_buf_addf(b, ",%d,%d,%.6g,%.6g,%.6g,", t[i].compiled, t[i].correct, t[i].speedup, t[i].lo,
-					 t[i].hi);
+			st = kf_buf_addf(b, ",%d,%d,%.6g,%.6g,%.6g,", t[i].compiled, t[i].correct,
+					 t[i].speedup, t[i].lo, t[i].hi);
 		if (!st)
 			st = kf_csv_field(b, t[i].clock);
 		if (!st)
@@ -157,8 +159,9 @@ enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task 
 		if (!st)
 			st = kf_csv_field(b, t[i].strategy);
 		if (!st)
-			st = kf_buf_addf(b, ",%lld,%.3f,%.6f,%lld,%lld,", (long long)t[i].candidates, t[i].time_s, t[i].usd,
-					 (long long)t[i].calls, (long long)t[i].tokens);
+			st =
+			    kf_buf_addf(b, ",%lld,%.3f,%.6f,%lld,%lld,", (long long)t[i].candidates,
+					t[i].time_s, t[i].usd, (long long)t[i].calls, (long long)t[i].tokens);
 		if (!st)
 			st = kf_csv_field(b, t[i].reason);
 		if (!st)
@@ -171,15 +174,18 @@ enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task 
 
 static enum kf_status md_metrics(struct kf_buf *b, const struct kf_bench_metrics *m, size_t n_m)
 {
-	enum kf_status st = kf_buf_adds(b, "| | tasks | compiled | correct | geomean speedup | time/task | USD/task | "
-					   "calls/task |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	enum kf_status st =
+	    kf_buf_adds(b, "| | tasks | compiled | correct | geomean speedup | time/task | USD/task | "
+			   "calls/task |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
 	char ln[32];
 	for (size_t i = 0; i < n_m && !st; i++) {
 		level_name(ln, sizeof(ln), m[i].level);
-		st = kf_buf_addf(b, "| %s | %zu | %zu (%.1f%%) | %zu (%.1f%%) | %.3fx over %zu | %.1f s | $%.4f | %.1f |\n", ln,
-				 m[i].n_tasks, m[i].n_compiled, 100 * m[i].compile_rate, m[i].n_correct,
-				 100 * m[i].correct_rate, m[i].geomean, m[i].n_geomean, m[i].time_s_per_task,
-				 m[i].usd_per_task, m[i].calls_per_task);
+		st = kf_buf_addf(
+		    b,
+		    "| %s | %zu | %zu (%.1f%%) | %zu (%.1f%%) | %.3fx over %zu | %.1f s | $%.4f | %.1f |\n",
+		    ln, m[i].n_tasks, m[i].n_compiled, 100 * m[i].compile_rate, m[i].n_correct,
+		    100 * m[i].correct_rate, m[i].geomean, m[i].n_geomean, m[i].time_s_per_task,
+		    m[i].usd_per_task, m[i].calls_per_task);
 	}
 	if (!st && n_m) {
 		st = kf_buf_adds(b, "\n| p |");
@@ -205,8 +211,9 @@ static enum kf_status md_metrics(struct kf_buf *b, const struct kf_bench_metrics
 	return st;
 }
 
-enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
-				  size_t n, const struct kf_bench_metrics *m, size_t n_m)
+enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *info,
+				  const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
+				  size_t n_m)
 {
 	enum kf_status st = kf_buf_adds(b, "# kforge bench: ");
 	if (!st)
@@ -216,15 +223,17 @@ enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *
 				 info->backend ? info->backend : "", info->shard ? ", shard " : "",
 				 info->shard ? info->shard : "");
 	if (!st)
-		st = kf_buf_adds(b, "Baseline: " BASELINE_NOTE ". The significant variant counts a task only when "
+		st = kf_buf_adds(b, "Baseline: " BASELINE_NOTE
+				    ". The significant variant counts a task only when "
 				    "its speedup interval's lower bound is above p.\n\n");
 	if (!st && any_cpu(m, n_m))
 		st = kf_buf_adds(b, "> **CPU clock:** " CPU_NOTE ".\n\n");
 	if (!st)
 		st = md_metrics(b, m, n_m);
 	if (!st)
-		st = kf_buf_adds(b, "\n## Tasks\n\n| task | level | category | status | speedup | 95% interval | clock | "
-				    "reason |\n|---|---:|---|---|---:|---|---|---|\n");
+		st = kf_buf_adds(
+		    b, "\n## Tasks\n\n| task | level | category | status | speedup | 95% interval | clock | "
+		       "reason |\n|---|---:|---|---|---:|---|---|---|\n");
 	for (size_t i = 0; i < n && !st; i++) {
 		char sp[32] = "-", iv[48] = "-";
 		if (t[i].correct && t[i].speedup > 0)
@@ -281,8 +290,9 @@ static enum kf_status chart_tasks(struct kf_buf *b, const struct kf_bench_task *
 			bars[i].status = 3;
 		}
 	}
-	struct kf_chart_opts o = {.title = cpu ? "Speedup per task over its reference, 95% interval (CPU times)"
-					       : "Speedup per task over its reference, 95% interval",
+	struct kf_chart_opts o = {.title =
+				      cpu ? "Speedup per task over its reference, 95% interval (CPU times)"
+					  : "Speedup per task over its reference, 95% interval",
 				  .ylabel = "speedup (x)",
 				  .ref_line = true,
 				  .ref_y = 1.0,
@@ -310,9 +320,10 @@ static enum kf_status chart_categories(struct kf_buf *b, const struct kf_bench_t
 			ok[j] += t[i].correct;
 		}
 		for (size_t j = 0; j < k; j++)
-			bars[j] = (struct kf_bar){names[j], (double)ok[j] / (double)tot[j], false, 0, 0,
-						  ok[j] == tot[j] ? 1 : ok[j] ? 0 : 2};
-		struct kf_chart_opts o = {.title = "Correctness rate by category", .ylabel = "correct fraction"};
+			bars[j] = (struct kf_bar){names[j], (double)ok[j] / (double)tot[j],     false, 0,
+						  0,        ok[j] == tot[j] ? 1 : ok[j] ? 0 : 2};
+		struct kf_chart_opts o = {.title = "Correctness rate by category",
+					  .ylabel = "correct fraction"};
 		st = kf_svg_bar_chart(b, bars, k, &o);
 	}
 	free(names);
@@ -367,22 +378,23 @@ static enum kf_status chart_progress(struct kf_buf *b, const struct kf_bench_tas
 	return st;
 }
 
-enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info *info, const struct kf_bench_task *t,
-				    size_t n, const struct kf_bench_metrics *m, size_t n_m)
+enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info *info,
+				    const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
+				    size_t n_m)
 {
 	char title[600], ln[32];
 	bool cpu = any_cpu(m, n_m);
 	snprintf(title, sizeof(title), "kforge bench: %s", info->suite ? info->suite : "");
 	enum kf_status st = kf_html_begin(b, title);
-#define ADD(...)                                                                                        \
-	do {                                                                                            \
-		if (!st)                                                                                \
-			st = kf_buf_addf(b, __VA_ARGS__);                                               \
+#define ADD(...)                                                                                             \
+	do {                                                                                                 \
+		if (!st)                                                                                     \
+			st = kf_buf_addf(b, __VA_ARGS__);                                                    \
 	} while (0)
-#define ESC(s)                                                                                          \
-	do {                                                                                            \
-		if (!st)                                                                                \
-			st = kf_html_escape(b, (s));                                                    \
+#define ESC(s)                                                                                               \
+	do {                                                                                                 \
+		if (!st)                                                                                     \
+			st = kf_html_escape(b, (s));                                                         \
 	} while (0)
 	ADD("<h1>");
 	ESC(title);
@@ -396,7 +408,8 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 	}
 	ADD("</p>\n<p class=\"note\">Baseline: ");
 	ESC(BASELINE_NOTE);
-	ADD(". The significant variant counts a task only when its speedup interval's lower bound is above p.</p>\n");
+	ADD(". The significant variant counts a task only when its speedup interval's lower bound is above "
+	    "p.</p>\n");
 	if (cpu)
 		ADD("<p class=\"note\"><strong>CPU clock:</strong> " CPU_NOTE ".</p>\n");
 	ADD("<h2>Summary</h2>\n<table><tr><th></th><th>tasks</th><th>compiled</th><th>correct</th>"
@@ -404,10 +417,12 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 	for (size_t i = 0; i < n_m; i++) {
 		level_name(ln, sizeof(ln), m[i].level);
 		ADD("<tr><th>%s</th><td class=\"num\">%zu</td><td class=\"num\">%zu (%.1f%%)</td>"
-		    "<td class=\"num\">%zu (%.1f%%)</td><td class=\"num\">%.3fx over %zu</td><td class=\"num\">%.1f s</td>"
+		    "<td class=\"num\">%zu (%.1f%%)</td><td class=\"num\">%.3fx over %zu</td><td "
+		    "class=\"num\">%.1f s</td>"
 		    "<td class=\"num\">$%.4f</td><td class=\"num\">%.1f</td></tr>\n",
-		    ln, m[i].n_tasks, m[i].n_compiled, 100 * m[i].compile_rate, m[i].n_correct, 100 * m[i].correct_rate,
-		    m[i].geomean, m[i].n_geomean, m[i].time_s_per_task, m[i].usd_per_task, m[i].calls_per_task);
+		    ln, m[i].n_tasks, m[i].n_compiled, 100 * m[i].compile_rate, m[i].n_correct,
+		    100 * m[i].correct_rate, m[i].geomean, m[i].n_geomean, m[i].time_s_per_task,
+		    m[i].usd_per_task, m[i].calls_per_task);
 	}
 	ADD("</table>\n");
 	if (n_m) {
@@ -437,7 +452,8 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 		st = chart_categories(b, t, n);
 	if (!st)
 		st = chart_progress(b, t, n);
-	ADD("<h2>Tasks</h2>\n<table><tr><th>task</th><th>level</th><th>category</th><th>status</th><th>speedup</th>"
+	ADD("<h2>Tasks</h2>\n<table><tr><th>task</th><th>level</th><th>category</th><th>status</"
+	    "th><th>speedup</th>"
 	    "<th>95%% interval</th><th>clock</th><th>run</th><th>reason</th></tr>\n");
 	for (size_t i = 0; i < n; i++) {
 		ADD("<tr><td>");
@@ -447,7 +463,8 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 		ADD("</td><td class=\"%s\">", t[i].correct ? "pass" : "fail");
 		ESC(t[i].status);
 		if (t[i].correct && t[i].speedup > 0)
-			ADD("</td><td class=\"num\">%.3fx</td><td>%.3f-%.3f</td><td>", t[i].speedup, t[i].lo, t[i].hi);
+			ADD("</td><td class=\"num\">%.3fx</td><td>%.3f-%.3f</td><td>", t[i].speedup, t[i].lo,
+			    t[i].hi);
 		else
 			ADD("</td><td class=\"num\">-</td><td>-</td><td>");
 		ESC(t[i].clock);

@@ -8,12 +8,24 @@ enum kf_status kf_html_escape(struct kf_buf *b, const char *s)
 	enum kf_status st = KF_OK;
 	for (; s && *s && !st; s++) {
 		switch (*s) {
-		case '&': st = kf_buf_adds(b, "&amp;"); break;
-		case '<': st = kf_buf_adds(b, "&lt;"); break;
-		case '>': st = kf_buf_adds(b, "&gt;"); break;
-		case '"': st = kf_buf_adds(b, "&quot;"); break;
-		case '\'': st = kf_buf_adds(b, "&#39;"); break;
-		default: st = kf_buf_addch(b, *s); break;
+		case '&':
+			st = kf_buf_adds(b, "&amp;");
+			break;
+		case '<':
+			st = kf_buf_adds(b, "&lt;");
+			break;
+		case '>':
+			st = kf_buf_adds(b, "&gt;");
+			break;
+		case '"':
+			st = kf_buf_adds(b, "&quot;");
+			break;
+		case '\'':
+			st = kf_buf_adds(b, "&#39;");
+			break;
+		default:
+			st = kf_buf_addch(b, *s);
+			break;
 		}
 	}
 	return st;
@@ -27,11 +39,21 @@ enum kf_status kf_xml_escape(struct kf_buf *b, const char *s)
 		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
 			continue; /* not allowed in XML 1.0 */
 		switch (c) {
-		case '&': st = kf_buf_adds(b, "&amp;"); break;
-		case '<': st = kf_buf_adds(b, "&lt;"); break;
-		case '>': st = kf_buf_adds(b, "&gt;"); break;
-		case '"': st = kf_buf_adds(b, "&quot;"); break;
-		default: st = kf_buf_addch(b, (char)c); break;
+		case '&':
+			st = kf_buf_adds(b, "&amp;");
+			break;
+		case '<':
+			st = kf_buf_adds(b, "&lt;");
+			break;
+		case '>':
+			st = kf_buf_adds(b, "&gt;");
+			break;
+		case '"':
+			st = kf_buf_adds(b, "&quot;");
+			break;
+		default:
+			st = kf_buf_addch(b, (char)c);
+			break;
 		}
 	}
 	return st;
@@ -66,21 +88,28 @@ enum kf_status kf_csv_field(struct kf_buf *b, const char *s)
 
 enum kf_status kf_html_begin(struct kf_buf *b, const char *title)
 {
-	enum kf_status st = kf_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
+	enum kf_status st =
+	    kf_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
 	if (!st)
 		st = kf_html_escape(b, title);
 	if (!st)
 		st = kf_buf_adds(
-			b, "</title>\n<style>\n"
-			   "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;"
-			   "color:#1d2330;padding:0 1em}\n"
-			   "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #dde}\n"
-			   "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccd;padding:.25em .6em;"
-			   "text-align:left}th{background:#f1f3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-			   "pre{background:#f6f7f9;border:1px solid #dde;padding:.8em;overflow:auto;font-size:12.5px}\n"
-			   ".pass{color:#17803d}.fail{color:#b42318}.note{color:#5b6475}\n"
-			   "svg{display:block;margin:.8em 0;background:#fff}svg text{font:12px system-ui,sans-serif}\n"
-			   "</style></head><body>\n");
+		    b,
+		    "</title>\n<style>\n"
+		    "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2em "
+		    "auto;max-width:1100px;"
+		    "color:#1d2330;padding:0 1em}\n"
+		    "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #dde}\n"
+		    "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccd;padding:.25em "
+		    ".6em;"
+		    "text-align:left}th{background:#f1f3f8}td.num{text-align:right;font-variant-numeric:"
+		    "tabular-nums}\n"
+		    "pre{background:#f6f7f9;border:1px solid "
+		    "#dde;padding:.8em;overflow:auto;font-size:12.5px}\n"
+		    ".pass{color:#17803d}.fail{color:#b42318}.note{color:#5b6475}\n"
+		    "svg{display:block;margin:.8em 0;background:#fff}svg text{font:12px "
+		    "system-ui,sans-serif}\n"
+		    "</style></head><body>\n");
 	return st;
 }
 

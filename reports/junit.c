@@ -2,7 +2,8 @@
  * per check, <failure>/<error>/<skipped> with a one-line message and the details as text. */
 #include "report.h"
 
-enum kf_status kf_junit_render(struct kf_buf *b, const char *suite, const struct kf_junit_case *cases, size_t n)
+enum kf_status kf_junit_render(struct kf_buf *b, const char *suite, const struct kf_junit_case *cases,
+			       size_t n)
 {
 	size_t fails = 0, errors = 0, skips = 0;
 	double total = 0;
@@ -18,8 +19,9 @@ enum kf_status kf_junit_render(struct kf_buf *b, const char *suite, const struct
 	if (!st)
 		st = kf_xml_escape(b, suite);
 	if (!st)
-		st = kf_buf_addf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, fails,
-				 errors, skips, total);
+		st = kf_buf_addf(
+		    b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n,
+		    fails, errors, skips, total);
 	for (size_t i = 0; i < n && !st; i++) {
 		const struct kf_junit_case *c = &cases[i];
 		static const char *const tag[] = {NULL, "failure", "error", "skipped"};
@@ -41,7 +43,8 @@ enum kf_status kf_junit_render(struct kf_buf *b, const char *suite, const struct
 		if (!st)
 			st = kf_xml_escape(b, c->message ? c->message : "");
 		if (!st && c->status != KF_JUNIT_SKIP)
-			st = kf_buf_addf(b, "\" type=\"%s\"", c->status == KF_JUNIT_FAIL ? "kforge.failure" : "kforge.error");
+			st = kf_buf_addf(b, "\" type=\"%s\"",
+					 c->status == KF_JUNIT_FAIL ? "kforge.failure" : "kforge.error");
 		else if (!st)
 			st = kf_buf_adds(b, "\"");
 		if (!st && c->detail && *c->detail) {

@@ -7,10 +7,10 @@
 #include "kf.h"
 
 /* ---- escaping ---- */
-enum kf_status kf_html_escape(struct kf_buf *b, const char *s);     /* & < > " ' */
-enum kf_status kf_xml_escape(struct kf_buf *b, const char *s);      /* also drops control characters XML forbids */
-enum kf_status kf_md_escape_cell(struct kf_buf *b, const char *s);  /* | and newlines in a table cell */
-enum kf_status kf_csv_field(struct kf_buf *b, const char *s);       /* RFC 4180 quoting when needed */
+enum kf_status kf_html_escape(struct kf_buf *b, const char *s); /* & < > " ' */
+enum kf_status kf_xml_escape(struct kf_buf *b, const char *s); /* also drops control characters XML forbids */
+enum kf_status kf_md_escape_cell(struct kf_buf *b, const char *s); /* | and newlines in a table cell */
+enum kf_status kf_csv_field(struct kf_buf *b, const char *s);      /* RFC 4180 quoting when needed */
 
 /* ---- HTML page ---- */
 /* Starts a self-contained page with an inline stylesheet; title is escaped. */
@@ -27,11 +27,11 @@ struct kf_series {
 
 struct kf_chart_opts {
 	const char *title, *xlabel, *ylabel;
-	int width, height;   /* pixels; 0: 640 x 320 */
-	bool log_y;          /* log scale for speedups */
-	bool ref_line;       /* draw a dashed line at y = ref_y */
+	int width, height; /* pixels; 0: 640 x 320 */
+	bool log_y;        /* log scale for speedups */
+	bool ref_line;     /* draw a dashed line at y = ref_y */
 	double ref_y;
-	bool step;           /* draw series as steps (best-so-far curves) */
+	bool step; /* draw series as steps (best-so-far curves) */
 };
 
 /* A line chart of one or more series; data-chart="line" on the root element (tests look for it). */
@@ -42,12 +42,13 @@ struct kf_bar {
 	const char *label;
 	double value;
 	bool has_interval;
-	double lo, hi;       /* an error bar (e.g. a 95% CI) */
-	int status;          /* 0 normal, 1 good (green), 2 bad (red), 3 missing (grey, value ignored) */
+	double lo, hi; /* an error bar (e.g. a 95% CI) */
+	int status;    /* 0 normal, 1 good (green), 2 bad (red), 3 missing (grey, value ignored) */
 };
 
 /* Vertical bars with optional interval whiskers; data-chart="bars". */
-enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, size_t n, const struct kf_chart_opts *o);
+enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, size_t n,
+				const struct kf_chart_opts *o);
 
 /* ---- JUnit XML ---- */
 
@@ -58,11 +59,12 @@ struct kf_junit_case {
 	const char *name;      /* e.g. "verify public+hidden" */
 	double time_s;
 	enum kf_junit_status status;
-	const char *message;   /* one line: the verdict and numbers, or the skip reason */
-	const char *detail;    /* body text (may be NULL) */
+	const char *message; /* one line: the verdict and numbers, or the skip reason */
+	const char *detail;  /* body text (may be NULL) */
 };
 
 /* Writes a <testsuites> document with one <testsuite name=suite> to b. */
-enum kf_status kf_junit_render(struct kf_buf *b, const char *suite, const struct kf_junit_case *cases, size_t n);
+enum kf_status kf_junit_render(struct kf_buf *b, const char *suite, const struct kf_junit_case *cases,
+			       size_t n);
 
 #endif

@@ -133,7 +133,8 @@ static struct rr_cand *cand_find(struct rr *x, int64_t id)
 	return NULL;
 }
 
-/* The last evaluation of a candidate is its verdict (a plausibility re-verification comes after the first). */
+/* The last evaluation of a candidate is its verdict (a plausibility re-verification comes after the first).
+ */
 static int on_eval(void *ctx, const struct kf_kb_eval *e)
 {
 	struct rr *x = ctx;
@@ -211,7 +212,8 @@ static enum kf_status rr_load(struct kf_kb *kb, int64_t run_id, struct rr *x, st
 	if ((st = kf_kb_run_get(kb, run_id, on_run, x, err)))
 		return st;
 	if (!x->found)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no run '%lld' in the knowledge base", (long long)run_id);
+		return kf_err_set(err, KF_ERR_NOTFOUND, "no run '%lld' in the knowledge base",
+				  (long long)run_id);
 	if ((st = kf_kb_task_get(kb, x->run.task_id, on_task, x, err)) ||
 	    (st = kf_kb_candidates_each(kb, run_id, on_cand, x, err)) ||
 	    (st = kf_kb_evals_each(kb, run_id, 0, on_eval, x, err)) ||
@@ -234,11 +236,11 @@ static const char *verdict_text(const struct rr_cand *c)
 }
 
 struct rr_facts {
-	bool cpu_clock;            /* any timing of the best was a CPU time */
-	const char *clock;         /* "cpu", "cupti", "cuda_event", or "" */
-	bool improved;             /* a verified candidate is faster than the reference */
-	bool significant;          /* ... with every timing shape's interval above 1 */
-	double lo, hi;             /* over the timing shapes: lowest lower bound, highest upper bound */
+	bool cpu_clock;    /* any timing of the best was a CPU time */
+	const char *clock; /* "cpu", "cupti", "cuda_event", or "" */
+	bool improved;     /* a verified candidate is faster than the reference */
+	bool significant;  /* ... with every timing shape's interval above 1 */
+	double lo, hi;     /* over the timing shapes: lowest lower bound, highest upper bound */
 	int64_t n_verified;
 	double elapsed_s;
 	size_t verdict_n[32];
@@ -357,20 +359,25 @@ static void fmt_speedup(char *b, size_t n, double s)
 static const char *summary_line(const struct rr *x, const struct rr_facts *f, char *b, size_t n)
 {
 	if (!x->best_id)
-		snprintf(b, n, "No verified improvement: no candidate passed verification (%zu attempted).", x->n);
+		snprintf(b, n, "No verified improvement: no candidate passed verification (%zu attempted).",
+			 x->n);
 	else if (!f->improved)
-		snprintf(b, n,
-			 "No verified improvement: the best verified kernel (candidate %lld) runs at %.3fx of the "
-			 "reference.",
-			 (long long)x->best_id, x->best_speedup);
+		snprintf(
+		    b, n,
+		    "No verified improvement: the best verified kernel (candidate %lld) runs at %.3fx of the "
+		    "reference.",
+		    (long long)x->best_id, x->best_speedup);
 	else if (!f->significant)
 		snprintf(b, n,
-			 "Best verified kernel: candidate %lld at %.3fx the reference, but its interval (%.3f-%.3f) "
+			 "Best verified kernel: candidate %lld at %.3fx the reference, but its interval "
+			 "(%.3f-%.3f) "
 			 "includes 1: not a significant improvement.",
 			 (long long)x->best_id, x->best_speedup, f->lo, f->hi);
 	else
-		snprintf(b, n, "Best verified kernel: candidate %lld at %.3fx the reference (95%% interval %.3f-%.3f).",
-			 (long long)x->best_id, x->best_speedup, f->lo, f->hi);
+		snprintf(
+		    b, n,
+		    "Best verified kernel: candidate %lld at %.3fx the reference (95%% interval %.3f-%.3f).",
+		    (long long)x->best_id, x->best_speedup, f->lo, f->hi);
 	return b;
 }
 
@@ -395,15 +402,15 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 {
 	enum kf_status st = KF_OK;
 	char line[600], s1[32], tmp[400];
-#define ADD(...)                                                                                        \
-	do {                                                                                            \
-		if (!st)                                                                                \
-			st = kf_buf_addf(b, __VA_ARGS__);                                               \
+#define ADD(...)                                                                                             \
+	do {                                                                                                 \
+		if (!st)                                                                                     \
+			st = kf_buf_addf(b, __VA_ARGS__);                                                    \
 	} while (0)
-#define CELL(s)                                                                                         \
-	do {                                                                                            \
-		if (!st)                                                                                \
-			st = md_cell(b, (s));                                                           \
+#define CELL(s)                                                                                              \
+	do {                                                                                                 \
+		if (!st)                                                                                     \
+			st = md_cell(b, (s));                                                                \
 	} while (0)
 	ADD("# kforge run %lld: %s\n\n", (long long)x->run.id, x->task_name);
 	ADD("**%s**\n\n", summary_line(x, f, line, sizeof(line)));
@@ -427,37 +434,43 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 	ADD("\n| clock |");
 	CELL(clock_label(f));
 	ADD("\n| seed | %llu |\n", (unsigned long long)(uint64_t)x->run.seed);
-	ADD("| budgets | calls %lld, tokens %lld, USD %.2f, time %.0f s (0: none) |\n", (long long)x->run.budget_calls,
-	    (long long)x->run.budget_tokens, x->run.budget_usd, x->run.budget_time_s);
-	ADD("| spend | %lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s |\n", (long long)x->run.n_calls,
-	    (long long)x->run.tokens_in, (long long)x->run.tokens_out, x->run.spend_usd, f->elapsed_s);
+	ADD("| budgets | calls %lld, tokens %lld, USD %.2f, time %.0f s (0: none) |\n",
+	    (long long)x->run.budget_calls, (long long)x->run.budget_tokens, x->run.budget_usd,
+	    x->run.budget_time_s);
+	ADD("| spend | %lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s |\n",
+	    (long long)x->run.n_calls, (long long)x->run.tokens_in, (long long)x->run.tokens_out,
+	    x->run.spend_usd, f->elapsed_s);
 	ADD("| candidates | %zu (%lld verified) |\n\n", x->n, (long long)f->n_verified);
 
 	if (x->best_id) {
 		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
 		ADD("## Best verified kernel (candidate %lld)\n\n", (long long)x->best_id);
 		if (f->cpu_clock)
-			ADD("> These are CPU times of the cpu backend (the CUDA source run on the CPU), not GPU speed.\n\n");
+			ADD("> These are CPU times of the cpu backend (the CUDA source run on the CPU), not "
+			    "GPU speed.\n\n");
 		if (x->n_t) {
-			ADD("| timing shape | candidate ms | reference ms | speedup | 95%% interval | samples | clock |\n"
+			ADD("| timing shape | candidate ms | reference ms | speedup | 95%% interval | "
+			    "samples | clock |\n"
 			    "|---|---:|---:|---:|---|---:|---|\n");
 			for (size_t i = 0; i < x->n_t; i++) {
 				const struct rr_timing *t = &x->t[i];
 				ADD("|");
 				CELL(t->shape);
-				ADD(" %.4g | %.4g | %.3fx | %.3f-%.3f | %d | %s |\n", t->median_ms, t->ref_median_ms,
-				    t->speedup, t->lo, t->hi, t->n_samples, t->clock);
+				ADD(" %.4g | %.4g | %.3fx | %.3f-%.3f | %d | %s |\n", t->median_ms,
+				    t->ref_median_ms, t->speedup, t->lo, t->hi, t->n_samples, t->clock);
 			}
 			ADD("\n");
 		}
 		if (best) {
 			const char *fence = fence_for(best->source);
 			ADD("%scuda\n%s%s%s\n\n", fence, best->source,
-			    best->source[0] && best->source[strlen(best->source) - 1] == '\n' ? "" : "\n", fence);
+			    best->source[0] && best->source[strlen(best->source) - 1] == '\n' ? "" : "\n",
+			    fence);
 		}
 		const struct rr_cand *chain[64];
 		size_t n = lineage(x, chain, KF_ARRAY_SIZE(chain));
-		ADD("## Lineage of the winner\n\n| candidate | parent | edit | speedup | change |\n|---:|---:|---|---:|---|\n");
+		ADD("## Lineage of the winner\n\n| candidate | parent | edit | speedup | change "
+		    "|\n|---:|---:|---|---:|---|\n");
 		for (size_t i = 0; i < n; i++) {
 			fmt_speedup(s1, sizeof(s1), chain[i]->speedup);
 			ADD("| %lld | %lld |", (long long)chain[i]->id, (long long)chain[i]->parent_id);
@@ -476,7 +489,8 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 		CELL(f->verdict_name[i]);
 		ADD(" %zu |\n", f->verdict_n[i]);
 	}
-	ADD("\n## Attempts\n\n| candidate | parent | edit | verdict | speedup | reason |\n|---:|---:|---|---|---:|---|\n");
+	ADD("\n## Attempts\n\n| candidate | parent | edit | verdict | speedup | reason "
+	    "|\n|---:|---:|---|---|---:|---|\n");
 	for (size_t i = 0; i < x->n; i++) {
 		const struct rr_cand *c = &x->c[i];
 		fmt_speedup(s1, sizeof(s1), c->speedup);
@@ -564,15 +578,15 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	char line[600], tmp[400], s1[32];
 	snprintf(tmp, sizeof(tmp), "kforge run %lld: %s", (long long)x->run.id, x->task_name);
 	st = kf_html_begin(b, tmp);
-#define ADD(...)                                                                                        \
-	do {                                                                                            \
-		if (!st)                                                                                \
-			st = kf_buf_addf(b, __VA_ARGS__);                                               \
+#define ADD(...)                                                                                             \
+	do {                                                                                                 \
+		if (!st)                                                                                     \
+			st = kf_buf_addf(b, __VA_ARGS__);                                                    \
 	} while (0)
-#define ESC(s)                                                                                          \
-	do {                                                                                            \
-		if (!st)                                                                                \
-			st = kf_html_escape(b, (s));                                                    \
+#define ESC(s)                                                                                               \
+	do {                                                                                                 \
+		if (!st)                                                                                     \
+			st = kf_html_escape(b, (s));                                                         \
 	} while (0)
 	if (!st)
 		st = h_text(b, "h1", tmp);
@@ -580,7 +594,8 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	ESC(summary_line(x, f, line, sizeof(line)));
 	ADD("</strong></p>\n");
 	if (f->cpu_clock)
-		ADD("<p class=\"note\">Times were measured on the cpu backend (the CUDA source run on the CPU): "
+		ADD("<p class=\"note\">Times were measured on the cpu backend (the CUDA source run on the "
+		    "CPU): "
 		    "they are CPU times, not GPU speed.</p>\n");
 	ADD("<h2>Run</h2>\n<table>\n");
 	if (!st)
@@ -628,22 +643,27 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 			struct kf_bar bars[64];
 			size_t n = x->n_t < KF_ARRAY_SIZE(bars) ? x->n_t : KF_ARRAY_SIZE(bars);
 			for (size_t i = 0; i < n; i++)
-				bars[i] = (struct kf_bar){x->t[i].shape, x->t[i].speedup, true, x->t[i].lo, x->t[i].hi,
-							  x->t[i].lo > 1 ? 1 : x->t[i].hi < 1 ? 2 : 0};
-			struct kf_chart_opts o = {.title = f->cpu_clock ? "Speedup per timing shape (CPU times)"
-									: "Speedup per timing shape",
+				bars[i] = (struct kf_bar){
+				    x->t[i].shape, x->t[i].speedup,
+				    true,          x->t[i].lo,
+				    x->t[i].hi,    x->t[i].lo > 1 ? 1 : x->t[i].hi < 1 ? 2 : 0};
+			struct kf_chart_opts o = {.title = f->cpu_clock
+							       ? "Speedup per timing shape (CPU times)"
+							       : "Speedup per timing shape",
 						  .ylabel = "speedup (x)",
 						  .ref_line = true,
 						  .ref_y = 1.0};
 			if (!st)
 				st = kf_svg_bar_chart(b, bars, n, &o);
-			ADD("<table><tr><th>timing shape</th><th>candidate ms</th><th>reference ms</th><th>speedup</th>"
+			ADD("<table><tr><th>timing shape</th><th>candidate ms</th><th>reference "
+			    "ms</th><th>speedup</th>"
 			    "<th>95%% interval</th><th>samples</th><th>clock</th></tr>\n");
 			for (size_t i = 0; i < x->n_t; i++) {
 				const struct rr_timing *t = &x->t[i];
 				ADD("<tr><td>");
 				ESC(t->shape);
-				ADD("</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td class=\"num\">%.3fx</td>"
+				ADD("</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td "
+				    "class=\"num\">%.3fx</td>"
 				    "<td>%.3f-%.3f</td><td class=\"num\">%d</td><td>",
 				    t->median_ms, t->ref_median_ms, t->speedup, t->lo, t->hi, t->n_samples);
 				ESC(t->clock);
@@ -658,12 +678,13 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		}
 		const struct rr_cand *chain[64];
 		size_t n = lineage(x, chain, KF_ARRAY_SIZE(chain));
-		ADD("<h2>Lineage of the winner</h2>\n<table><tr><th>candidate</th><th>parent</th><th>edit</th>"
+		ADD("<h2>Lineage of the "
+		    "winner</h2>\n<table><tr><th>candidate</th><th>parent</th><th>edit</th>"
 		    "<th>speedup</th><th>change</th></tr>\n");
 		for (size_t i = 0; i < n; i++) {
 			fmt_speedup(s1, sizeof(s1), chain[i]->speedup);
-			ADD("<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>", (long long)chain[i]->id,
-			    (long long)chain[i]->parent_id);
+			ADD("<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>",
+			    (long long)chain[i]->id, (long long)chain[i]->parent_id);
 			ESC(chain[i]->edit_kind);
 			ADD("</td><td class=\"num\">%s</td><td>", s1);
 			excerpt(tmp, 300, chain[i]->change);
@@ -677,7 +698,11 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	if (f->n_verdicts) {
 		struct kf_bar bars[32];
 		for (size_t i = 0; i < f->n_verdicts; i++)
-			bars[i] = (struct kf_bar){f->verdict_name[i], (double)f->verdict_n[i], false, 0, 0,
+			bars[i] = (struct kf_bar){f->verdict_name[i],
+						  (double)f->verdict_n[i],
+						  false,
+						  0,
+						  0,
 						  !strcmp(f->verdict_name[i], "pass") ? 1 : 2};
 		struct kf_chart_opts o = {.title = "Candidates by verdict", .ylabel = "candidates"};
 		if (!st)

@@ -6,7 +6,8 @@
 
 #include "report.h"
 
-static const char *const palette[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#4b5563"};
+static const char *const palette[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea",
+				      "#ea580c", "#0891b2", "#4b5563"};
 
 struct frame {
 	int w, h, left, right, top, bottom;
@@ -49,8 +50,9 @@ static enum kf_status axes(struct kf_buf *b, const struct frame *f, const struct
 	enum kf_status st = KF_OK;
 	char t[32];
 	/* frame */
-	st = kf_buf_addf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#99a\"/>\n", f->left,
-			 f->top, f->w - f->left - f->right, f->h - f->top - f->bottom);
+	st = kf_buf_addf(
+	    b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#99a\"/>\n",
+	    f->left, f->top, f->w - f->left - f->right, f->h - f->top - f->bottom);
 	/* y ticks */
 	for (int i = 0; i <= 4 && !st; i++) {
 		double v;
@@ -67,8 +69,9 @@ static enum kf_status axes(struct kf_buf *b, const struct frame *f, const struct
 	for (int i = 0; x_ticks && i <= 4 && !st; i++) {
 		double v = f->x0 + (f->x1 - f->x0) * i / 4.0;
 		fmt_tick(t, sizeof(t), v);
-		st = kf_buf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n", tx(f, v),
-				 f->h - f->bottom + 16, t);
+		st = kf_buf_addf(b,
+				 "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
+				 tx(f, v), f->h - f->bottom + 16, t);
 	}
 	if (!st && o->ref_line && o->ref_y >= f->y0 && o->ref_y <= f->y1)
 		st = kf_buf_addf(b,
@@ -91,7 +94,9 @@ static enum kf_status axes(struct kf_buf *b, const struct frame *f, const struct
 			st = kf_buf_adds(b, "</text>\n");
 	}
 	if (!st && o->ylabel) {
-		st = kf_buf_addf(b, "<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\" fill=\"#333\">",
+		st = kf_buf_addf(b,
+				 "<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\" "
+				 "fill=\"#333\">",
 				 (f->top + f->h - f->bottom) / 2.0);
 		if (!st)
 			st = kf_html_escape(b, o->ylabel);
@@ -150,17 +155,19 @@ enum kf_status kf_svg_line_chart(struct kf_buf *b, const struct kf_series *s, si
 	} else {
 		f.y1 += (f.y1 - f.y0) * 0.05;
 	}
-	st = kf_buf_addf(b,
-			 "<svg xmlns=\"http://www.w3.org/2000/svg\" data-chart=\"line\" width=\"%d\" height=\"%d\" "
-			 "viewBox=\"0 0 %d %d\" role=\"img\">\n",
-			 f.w, f.h, f.w, f.h);
+	st = kf_buf_addf(
+	    b,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" data-chart=\"line\" width=\"%d\" height=\"%d\" "
+	    "viewBox=\"0 0 %d %d\" role=\"img\">\n",
+	    f.w, f.h, f.w, f.h);
 	if (!st)
 		st = axes(b, &f, o, true);
 	for (size_t i = 0; i < n_series && !st; i++) {
 		const char *col = palette[i % KF_ARRAY_SIZE(palette)];
 		double px = 0, py = 0;
 		bool first = true;
-		st = kf_buf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		st =
+		    kf_buf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
 		for (size_t k = 0; k < s[i].n && !st; k++) {
 			double x = s[i].x[k], y = s[i].y[k];
 			if (!isfinite(x) || !isfinite(y) || (o->log_y && y <= 0))
@@ -180,13 +187,15 @@ enum kf_status kf_svg_line_chart(struct kf_buf *b, const struct kf_series *s, si
 			double x = s[i].x[k], y = s[i].y[k];
 			if (!isfinite(x) || !isfinite(y) || (o->log_y && y <= 0))
 				continue;
-			st = kf_buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", tx(&f, x), ty(&f, y), col);
+			st = kf_buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+					 tx(&f, x), ty(&f, y), col);
 		}
 		if (!st) {
 			st = kf_buf_addf(b,
 					 "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"3\" fill=\"%s\"/>"
 					 "<text x=\"%d\" y=\"%d\" fill=\"#222\">",
-					 f.w - f.right + 12, f.top + 10 + (int)i * 18, col, f.w - f.right + 30, f.top + 14 + (int)i * 18);
+					 f.w - f.right + 12, f.top + 10 + (int)i * 18, col,
+					 f.w - f.right + 30, f.top + 14 + (int)i * 18);
 			if (!st)
 				st = kf_html_escape(b, s[i].name ? s[i].name : "");
 			if (!st)
@@ -196,7 +205,8 @@ enum kf_status kf_svg_line_chart(struct kf_buf *b, const struct kf_series *s, si
 	return st ? st : kf_buf_adds(b, "</svg>\n");
 }
 
-enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, size_t n, const struct kf_chart_opts *o)
+enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, size_t n,
+				const struct kf_chart_opts *o)
 {
 	struct frame f;
 	enum kf_status st;
@@ -212,7 +222,8 @@ enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, siz
 	f.y0 = INFINITY;
 	f.y1 = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
-		double lo = bars[i].has_interval ? bars[i].lo : bars[i].value, hi = bars[i].has_interval ? bars[i].hi : bars[i].value;
+		double lo = bars[i].has_interval ? bars[i].lo : bars[i].value,
+		       hi = bars[i].has_interval ? bars[i].hi : bars[i].value;
 		if (bars[i].status == 3 || !isfinite(bars[i].value) || (o->log_y && lo <= 0))
 			continue;
 		f.y0 = fmin(f.y0, fmin(lo, bars[i].value));
@@ -235,10 +246,11 @@ enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, siz
 		f.y1 += (f.y1 - f.y0) * 0.08 + (f.y1 == f.y0);
 	}
 	slot = (f.w - f.left - f.right) / (double)(n ? n : 1);
-	st = kf_buf_addf(b,
-			 "<svg xmlns=\"http://www.w3.org/2000/svg\" data-chart=\"bars\" width=\"%d\" height=\"%d\" "
-			 "viewBox=\"0 0 %d %d\" role=\"img\">\n",
-			 f.w, f.h, f.w, f.h);
+	st = kf_buf_addf(
+	    b,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" data-chart=\"bars\" width=\"%d\" height=\"%d\" "
+	    "viewBox=\"0 0 %d %d\" role=\"img\">\n",
+	    f.w, f.h, f.w, f.h);
 	if (!st)
 		st = axes(b, &f, o, false);
 	for (size_t i = 0; i < n && !st; i++) {
@@ -249,7 +261,9 @@ enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, siz
 		char val[32];
 		if (bar->status != 3 && isfinite(bar->value) && !(o->log_y && bar->value <= 0)) {
 			double y1 = ty(&f, bar->value), y0 = ty(&f, base);
-			st = kf_buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"0.85\">",
+			st = kf_buf_addf(b,
+					 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+					 "fill=\"%s\" opacity=\"0.85\">",
 					 x, fmin(y0, y1), w, fabs(y0 - y1) < 1 ? 1 : fabs(y0 - y1), col);
 			fmt_tick(val, sizeof(val), bar->value);
 			if (!st) {
@@ -259,25 +273,34 @@ enum kf_status kf_svg_bar_chart(struct kf_buf *b, const struct kf_bar *bars, siz
 				if (!st)
 					st = kf_buf_addf(b, ": %s</title></rect>\n", val);
 			}
-			if (!st && bar->has_interval && isfinite(bar->lo) && isfinite(bar->hi) && !(o->log_y && bar->lo <= 0))
-				st = kf_buf_addf(b,
-						 "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#111\"/>"
-						 "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#111\"/>"
-						 "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#111\"/>\n",
-						 x + w / 2, x + w / 2, ty(&f, bar->lo), ty(&f, bar->hi), x + w / 4, x + 3 * w / 4,
-						 ty(&f, bar->lo), ty(&f, bar->lo), x + w / 4, x + 3 * w / 4, ty(&f, bar->hi),
-						 ty(&f, bar->hi));
+			if (!st && bar->has_interval && isfinite(bar->lo) && isfinite(bar->hi) &&
+			    !(o->log_y && bar->lo <= 0))
+				st = kf_buf_addf(
+				    b,
+				    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#111\"/>"
+				    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#111\"/>"
+				    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"#111\"/>\n",
+				    x + w / 2, x + w / 2, ty(&f, bar->lo), ty(&f, bar->hi), x + w / 4,
+				    x + 3 * w / 4, ty(&f, bar->lo), ty(&f, bar->lo), x + w / 4, x + 3 * w / 4,
+				    ty(&f, bar->hi), ty(&f, bar->hi));
 		} else {
-			st = kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n",
-					 x + w / 2, ty(&f, o->log_y ? (o->ref_line ? o->ref_y : f.y0) : 0) - 4);
+			st = kf_buf_addf(
+			    b,
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n",
+			    x + w / 2, ty(&f, o->log_y ? (o->ref_line ? o->ref_y : f.y0) : 0) - 4);
 		}
 		if (!st) {
 			double lx = x + w / 2, ly = f.h - f.bottom + 14;
 			if (rotate)
-				st = kf_buf_addf(b, "<text transform=\"translate(%.1f,%.1f) rotate(-50)\" text-anchor=\"end\" fill=\"#333\">",
+				st = kf_buf_addf(b,
+						 "<text transform=\"translate(%.1f,%.1f) rotate(-50)\" "
+						 "text-anchor=\"end\" fill=\"#333\">",
 						 lx, ly);
 			else
-				st = kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">", lx, ly);
+				st = kf_buf_addf(
+				    b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">",
+				    lx, ly);
 			if (!st)
 				st = kf_html_escape(b, bar->label);
 			if (!st)

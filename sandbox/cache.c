@@ -84,7 +84,8 @@ enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct k
 	if (out[0] != '/') {
 		char abs[PATH_MAX];
 		if (!realpath(out, abs))
-			return kf_err_set(err, KF_ERR_IO, "cannot resolve cache directory '%s': %s", out, strerror(errno));
+			return kf_err_set(err, KF_ERR_IO, "cannot resolve cache directory '%s': %s", out,
+					  strerror(errno));
 		if ((size_t)snprintf(out, n, "%s", abs) >= n)
 			return kf_err_set(err, KF_ERR_INVALID, "cache directory path too long");
 	}
@@ -157,7 +158,7 @@ void kf_cache_store(const char *dir, const struct kf_compiled *c, enum kf_status
 	for (size_t i = 0; !st && i < c->n_kernels; i++) {
 		const struct kf_kernel_res *k = &c->kernels[i];
 		unsigned char rec[KERNEL_REC_BYTES] = {0};
-		int32_t v[6] = {k->registers,	k->smem_static_bytes, k->cmem_bytes,
+		int32_t v[6] = {k->registers,   k->smem_static_bytes, k->cmem_bytes,
 				k->stack_bytes, k->spill_store_bytes, k->spill_load_bytes};
 		memcpy(rec, k->name, strnlen(k->name, sizeof(k->name) - 1));
 		memcpy(rec + 128, v, sizeof(v));

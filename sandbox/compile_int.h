@@ -6,10 +6,10 @@
 #include "sandbox.h"
 
 /* Bounds on what a compile may hand back (the compiler works on untrusted source). */
-#define KF_COMPILE_LOG_MAX ((size_t)256 << 10)	 /* log kept in kf_compiled and the cache */
-#define KF_COMPILE_RAWLOG_MAX ((size_t)4 << 20)	 /* log the child may send (parsed, then cut) */
+#define KF_COMPILE_LOG_MAX ((size_t)256 << 10)   /* log kept in kf_compiled and the cache */
+#define KF_COMPILE_RAWLOG_MAX ((size_t)4 << 20)  /* log the child may send (parsed, then cut) */
 #define KF_COMPILE_IMAGE_MAX ((size_t)128 << 20) /* CUBIN or shared object */
-#define KF_COMPILE_AS_BYTES ((uint64_t)4 << 30)	 /* address space the compile child may add */
+#define KF_COMPILE_AS_BYTES ((uint64_t)4 << 30)  /* address space the compile child may add */
 #define KF_COMPILE_DEFAULT_TIMEOUT_MS 60000
 #define KF_NVRTC_MAX_OPTS 16
 

@@ -52,7 +52,7 @@ enum kf_status kf_nvrtc_pick_arch(const char *source, size_t len, const char *re
 		return kf_err_set(err, KF_ERR_INVALID, "bad arch '%s' (expected sm_NN, e.g. sm_90)", a);
 	snprintf(arch, 16, "%s", a);
 	if (3 + digits != n)
-		return KF_OK; /* the caller chose a suffix already */
+		return KF_OK;                      /* the caller chose a suffix already */
 	major = (int)strtol(a + 3, NULL, 10) / 10; /* 2 or 3 digits, checked above */
 	if (major < 9)
 		return KF_OK;

@@ -14,19 +14,19 @@
 /* ---- child processes ---------------------------------------------------------------------- */
 
 struct kf_child_limits {
-	int timeout_ms;          /* wall clock; the whole process group is killed past it (0: none) */
-	int cpu_s;               /* RLIMIT_CPU (0: none) */
-	uint64_t fsize_bytes;    /* RLIMIT_FSIZE (0: none) */
-	uint64_t as_bytes;       /* RLIMIT_AS (0: none; never set for GPU workers) */
-	int nofile;              /* RLIMIT_NOFILE (0: default 256) */
-	bool no_network;         /* unshare(CLONE_NEWNET) where permitted */
-	bool seccomp;            /* install the deny-list (no ptrace, mount, network sockets, ...) */
+	int timeout_ms;       /* wall clock; the whole process group is killed past it (0: none) */
+	int cpu_s;            /* RLIMIT_CPU (0: none) */
+	uint64_t fsize_bytes; /* RLIMIT_FSIZE (0: none) */
+	uint64_t as_bytes;    /* RLIMIT_AS (0: none; never set for GPU workers) */
+	int nofile;           /* RLIMIT_NOFILE (0: default 256) */
+	bool no_network;      /* unshare(CLONE_NEWNET) where permitted */
+	bool seccomp;         /* install the deny-list (no ptrace, mount, network sockets, ...) */
 };
 
 struct kf_child_result {
-	int exit_code;     /* valid when term_signal == 0 */
-	int term_signal;   /* signal that ended it, or 0 */
-	bool timed_out;    /* killed by us at timeout_ms */
+	int exit_code;   /* valid when term_signal == 0 */
+	int term_signal; /* signal that ended it, or 0 */
+	bool timed_out;  /* killed by us at timeout_ms */
 	double wall_ms;
 	struct rusage ru;
 };
@@ -57,11 +57,11 @@ const char *kf_backend_name(enum kf_backend_kind b); /* "cpu", "cuda" */
 
 struct kf_compile_opts {
 	enum kf_backend_kind backend;
-	const char *arch;     /* cuda: "sm_90" (default), "sm_90a" chosen automatically when needed */
-	int timeout_ms;       /* default 60000 */
+	const char *arch; /* cuda: "sm_90" (default), "sm_90a" chosen automatically when needed */
+	int timeout_ms;   /* default 60000 */
 	bool no_cache;
-	bool sanitize;        /* cpu: build with AddressSanitizer, report out-of-bounds with source line */
-	const char *cache_dir;/* default $KFORGE_CACHE, then ~/.cache/kforge */
+	bool sanitize;         /* cpu: build with AddressSanitizer, report out-of-bounds with source line */
+	const char *cache_dir; /* default $KFORGE_CACHE, then ~/.cache/kforge */
 };
 
 /* Resources of one kernel from `ptxas -v` (cuda) */
@@ -76,17 +76,17 @@ struct kf_kernel_res {
 
 struct kf_compiled {
 	enum kf_backend_kind backend;
-	char arch[16];           /* cuda: the arch compiled for; cpu: "host" */
-	char key[65];            /* cache key: sha256(source, options, arch, compiler version) */
-	uint8_t *image;          /* CUBIN, or the cpu backend's shared object */
+	char arch[16];  /* cuda: the arch compiled for; cpu: "host" */
+	char key[65];   /* cache key: sha256(source, options, arch, compiler version) */
+	uint8_t *image; /* CUBIN, or the cpu backend's shared object */
 	size_t image_len;
-	char *ptx;               /* cuda only, may be NULL */
-	char *log;               /* compiler log, bounded; never NULL */
+	char *ptx; /* cuda only, may be NULL */
+	char *log; /* compiler log, bounded; never NULL */
 	bool cached;
 	double wall_ms;
 	size_t n_kernels;
 	struct kf_kernel_res *kernels;
-	char compiler[64];       /* "nvrtc 13.0", "g++ 12.2.0" */
+	char compiler[64]; /* "nvrtc 13.0", "g++ 12.2.0" */
 };
 
 /* Static scan (PCRE2) for constructs a backend cannot run (cpu: inline PTX, wmma/mma, TMA, CUTLASS/CuTe,
@@ -96,8 +96,8 @@ enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kin
 /* Compiles k for opts->backend in a sandboxed child. *out is set whenever the compiler ran: KF_OK, or
  * KF_ERR_COMPILE with (*out)->log holding the diagnostics. Other returns (KF_ERR_TIMEOUT,
  * KF_ERR_UNSUPPORTED, KF_ERR_IO ...) leave *out NULL and explain in err. */
-enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts, struct kf_compiled **out,
-			  struct kf_err *err);
+enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+			  struct kf_compiled **out, struct kf_err *err);
 void kf_compiled_free(struct kf_compiled *c);
 
 /* ---- worker sessions ---------------------------------------------------------------------- */
@@ -110,30 +110,30 @@ void kf_compiled_free(struct kf_compiled *c);
 
 /* Facts about the execution device, from the worker's HELLO. */
 struct kf_device_info {
-	char backend[8];        /* "cpu" | "cuda" */
-	char name[128];         /* "NVIDIA H200" or the CPU model */
-	char arch[16];          /* "sm_90"; "host" for cpu */
+	char backend[8]; /* "cpu" | "cuda" */
+	char name[128];  /* "NVIDIA H200" or the CPU model */
+	char arch[16];   /* "sm_90"; "host" for cpu */
 	int cc_major, cc_minor;
-	int sm_count;           /* cpu: worker threads */
+	int sm_count; /* cpu: worker threads */
 	uint64_t global_mem_bytes;
 	uint64_t l2_bytes;
 	int max_threads_per_block;
 	int max_block[3];
 	int max_grid[3];
-	int max_smem_per_block;        /* default limit (48 KiB) */
-	int max_smem_per_block_optin;  /* with the function attribute */
+	int max_smem_per_block;       /* default limit (48 KiB) */
+	int max_smem_per_block_optin; /* with the function attribute */
 	int sm_clock_khz, mem_clock_khz, mem_bus_width_bits;
-	int driver_version;     /* e.g. 13000 */
-	bool cupti;             /* activity-record timing available */
+	int driver_version; /* e.g. 13000 */
+	bool cupti;         /* activity-record timing available */
 };
 
 struct kf_worker_opts {
 	enum kf_backend_kind backend;
-	const char *worker_path;  /* default: kforge-worker beside the running kforge binary */
-	int start_timeout_ms;     /* for HELLO and SETUP; default 30000 */
-	uint64_t host_mem_bytes;  /* cpu backend: RLIMIT_AS for the worker (0: 8 GiB) */
-	uint64_t shuffle_seed;    /* cpu: seeded order of fibers between barriers (0: program order) */
-	bool sanitize;            /* the module was built with ASan */
+	const char *worker_path; /* default: kforge-worker beside the running kforge binary */
+	int start_timeout_ms;    /* for HELLO and SETUP; default 30000 */
+	uint64_t host_mem_bytes; /* cpu backend: RLIMIT_AS for the worker (0: 8 GiB) */
+	uint64_t shuffle_seed;   /* cpu: seeded order of fibers between barriers (0: program order) */
+	bool sanitize;           /* the module was built with ASan */
 };
 
 /* Per-step flags. */
@@ -151,25 +151,25 @@ enum {
 
 struct kf_step {
 	uint32_t flags;
-	uint32_t slot;                    /* allocation slot 0..KF_MAX_SLOTS-1 */
-	uint32_t reps;                    /* launches of the whole plan (>= 1) */
-	uint32_t poison;                  /* 32-bit fill pattern for outputs/scratch */
-	uint32_t canary;                  /* 32-bit fill pattern for guards */
-	int timeout_ms;                   /* for the whole step; the worker is killed past it */
-	int64_t in_off[KF_MAX_BUFFERS];   /* arena offset of the buffer's input bytes, or -1 */
-	int64_t out_off[KF_MAX_BUFFERS];  /* arena offset for [guard|data|guard], or -1 */
+	uint32_t slot;                   /* allocation slot 0..KF_MAX_SLOTS-1 */
+	uint32_t reps;                   /* launches of the whole plan (>= 1) */
+	uint32_t poison;                 /* 32-bit fill pattern for outputs/scratch */
+	uint32_t canary;                 /* 32-bit fill pattern for guards */
+	int timeout_ms;                  /* for the whole step; the worker is killed past it */
+	int64_t in_off[KF_MAX_BUFFERS];  /* arena offset of the buffer's input bytes, or -1 */
+	int64_t out_off[KF_MAX_BUFFERS]; /* arena offset for [guard|data|guard], or -1 */
 };
 
 struct kf_step_result {
-	enum kf_status status;  /* OK, RUNTIME (fault/deadlock), TIMEOUT, CRASH, INVALID (launch config vs
-				   device limits), UNSUPPORTED */
-	char msg[512];          /* e.g. "CUDA_ERROR_ILLEGAL_ADDRESS in launch 1 (kernel 'k', line 3)" */
-	bool worker_dead;       /* the session cannot take more steps */
+	enum kf_status status; /* OK, RUNTIME (fault/deadlock), TIMEOUT, CRASH, INVALID (launch config vs
+				  device limits), UNSUPPORTED */
+	char msg[512];         /* e.g. "CUDA_ERROR_ILLEGAL_ADDRESS in launch 1 (kernel 'k', line 3)" */
+	bool worker_dead;      /* the session cannot take more steps */
 	uint32_t n_times;
-	double time_ns[KF_MAX_REPS];      /* per rep: kernel time of the whole plan (cuda) or wall (cpu) */
-	uint64_t addr[KF_MAX_BUFFERS];    /* device address of each buffer's data in this step */
-	uint32_t kernels_seen;            /* kernel launches the device recorded (CUPTI), 0 if unknown */
-	char timing_source[16];           /* "cupti", "events", "cpu-wall" */
+	double time_ns[KF_MAX_REPS];   /* per rep: kernel time of the whole plan (cuda) or wall (cpu) */
+	uint64_t addr[KF_MAX_BUFFERS]; /* device address of each buffer's data in this step */
+	uint32_t kernels_seen;         /* kernel launches the device recorded (CUPTI), 0 if unknown */
+	char timing_source[16];        /* "cupti", "events", "cpu-wall" */
 };
 
 struct kf_session;

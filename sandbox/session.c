@@ -25,20 +25,20 @@
 #define DEFAULT_START_TIMEOUT_MS 30000
 #define DEFAULT_STEP_TIMEOUT_MS 60000
 #define DEFAULT_HOST_MEM_BYTES (8ull << 30)
-#define WORKER_CPU_S 900		  /* RLIMIT_CPU backstop; wall-clock deadlines do the real work */
+#define WORKER_CPU_S 900                  /* RLIMIT_CPU backstop; wall-clock deadlines do the real work */
 #define WORKER_FSIZE_BYTES (256ull << 20) /* the worker writes no files; a driver cache at most */
-#define LOG_MAX (64 * 1024)		  /* bytes of the worker's stderr kept */
-#define QUIT_GRACE_MS 2000		  /* after QUIT, then the group is killed */
-#define DEATH_GRACE_MS 1000		  /* after the connection closes, for the exit status to show */
+#define LOG_MAX (64 * 1024)               /* bytes of the worker's stderr kept */
+#define QUIT_GRACE_MS 2000                /* after QUIT, then the group is killed */
+#define DEATH_GRACE_MS 1000               /* after the connection closes, for the exit status to show */
 
 struct kf_session {
-	pid_t pid;	   /* the worker, leader of its own process group; 0 once reaped */
-	int sock;	   /* our end of the seqpacket pair */
-	int log_fd;	   /* read end of the worker's stdout+stderr pipe, -1 at EOF */
+	pid_t pid;         /* the worker, leader of its own process group; 0 once reaped */
+	int sock;          /* our end of the seqpacket pair */
+	int log_fd;        /* read end of the worker's stdout+stderr pipe, -1 at EOF */
 	struct kf_buf log; /* what the worker wrote there (bounded) */
-	bool dead;	   /* no more steps: exited, killed, or broke the protocol */
-	bool killed;	   /* we sent the SIGKILL */
-	int wstatus;	   /* from wait4 once reaped */
+	bool dead;         /* no more steps: exited, killed, or broke the protocol */
+	bool killed;       /* we sent the SIGKILL */
+	int wstatus;       /* from wait4 once reaped */
 	struct rusage ru;
 	enum kf_backend_kind backend;
 	bool sanitize;
@@ -46,7 +46,7 @@ struct kf_session {
 	size_t arena_bytes;
 	struct kf_device_info info;
 	struct kf_proto_setup *setup; /* what the worker was given (step checks) */
-	void *buf;		      /* KF_PROTO_MSG_MAX bytes, malloc-aligned */
+	void *buf;                    /* KF_PROTO_MSG_MAX bytes, malloc-aligned */
 };
 
 static const char *backend_str(enum kf_backend_kind b)
@@ -91,7 +91,7 @@ const char *kf_worker_default_path(void)
 static bool env_passes(const char *kv)
 {
 	static const char *const exact[] = {
-	    "PATH",	  "HOME",	  "TMPDIR",	   "LANG",	   "LC_ALL",   "LD_LIBRARY_PATH",
+	    "PATH",       "HOME",         "TMPDIR",        "LANG",         "LC_ALL",   "LD_LIBRARY_PATH",
 	    "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "CUDA_HOME"};
 	static const char *const prefix[] = {"CUDA_", "NVIDIA_", "__NV", "KFORGE_"};
 	static const char *const secret[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"};

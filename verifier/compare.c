@@ -41,7 +41,8 @@ void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t nume
 			/* Parity: both NaN, or the same infinity. Anything else is a mismatch (a NaN or Inf
 			 * where the reference is finite, a sign-mismatched Inf, or a finite value where the
 			 * reference is not). */
-			bool ok = (isnan(w) && isnan(g)) || (isinf(w) && isinf(g) && signbit(w) == signbit(g));
+			bool ok =
+			    (isnan(w) && isnan(g)) || (isinf(w) && isinf(g) && signbit(w) == signbit(g));
 			if (!ok) {
 				if (first_parity < 0) {
 					first_parity = (int64_t)i;

@@ -1,5 +1,6 @@
 /* Output comparison in the spec's order (verifier-private): NaN/Inf parity, then |got-ref| <= atol +
- * rtol*|ref| (atol scaled by the tensor's rms, see compare.c), then NMSE; guard zones and input integrity are byte checks. */
+ * rtol*|ref| (atol scaled by the tensor's rms, see compare.c), then NMSE; guard zones and input integrity are
+ * byte checks. */
 #ifndef KF_VERIFIER_COMPARE_H
 #define KF_VERIFIER_COMPARE_H
 

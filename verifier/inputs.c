@@ -137,16 +137,26 @@ float kf_bf16_to_f32(uint16_t h)
 double kf_elem_get(const void *buf, enum kf_dtype dt, size_t i)
 {
 	switch (dt) {
-	case KF_DTYPE_F64: return ((const double *)buf)[i];
-	case KF_DTYPE_F32: return ((const float *)buf)[i];
-	case KF_DTYPE_F16: return kf_f16_to_f32(((const uint16_t *)buf)[i]);
-	case KF_DTYPE_BF16: return kf_bf16_to_f32(((const uint16_t *)buf)[i]);
-	case KF_DTYPE_I64: return (double)((const int64_t *)buf)[i];
-	case KF_DTYPE_I32: return ((const int32_t *)buf)[i];
-	case KF_DTYPE_I16: return ((const int16_t *)buf)[i];
-	case KF_DTYPE_I8: return ((const int8_t *)buf)[i];
-	case KF_DTYPE_U8: return ((const uint8_t *)buf)[i];
-	default: return NAN;
+	case KF_DTYPE_F64:
+		return ((const double *)buf)[i];
+	case KF_DTYPE_F32:
+		return ((const float *)buf)[i];
+	case KF_DTYPE_F16:
+		return kf_f16_to_f32(((const uint16_t *)buf)[i]);
+	case KF_DTYPE_BF16:
+		return kf_bf16_to_f32(((const uint16_t *)buf)[i]);
+	case KF_DTYPE_I64:
+		return (double)((const int64_t *)buf)[i];
+	case KF_DTYPE_I32:
+		return ((const int32_t *)buf)[i];
+	case KF_DTYPE_I16:
+		return ((const int16_t *)buf)[i];
+	case KF_DTYPE_I8:
+		return ((const int8_t *)buf)[i];
+	case KF_DTYPE_U8:
+		return ((const uint8_t *)buf)[i];
+	default:
+		return NAN;
 	}
 }
 
@@ -158,16 +168,35 @@ static double clampd(double v, double lo, double hi)
 void kf_elem_set(void *buf, enum kf_dtype dt, size_t i, double v)
 {
 	switch (dt) {
-	case KF_DTYPE_F64: ((double *)buf)[i] = v; break;
-	case KF_DTYPE_F32: ((float *)buf)[i] = (float)v; break;
-	case KF_DTYPE_F16: ((uint16_t *)buf)[i] = kf_f32_to_f16((float)v); break;
-	case KF_DTYPE_BF16: ((uint16_t *)buf)[i] = kf_f32_to_bf16((float)v); break;
-	case KF_DTYPE_I64: ((int64_t *)buf)[i] = (int64_t)clampd(v, -9.2e18, 9.2e18); break;
-	case KF_DTYPE_I32: ((int32_t *)buf)[i] = (int32_t)clampd(v, INT32_MIN, INT32_MAX); break;
-	case KF_DTYPE_I16: ((int16_t *)buf)[i] = (int16_t)clampd(v, INT16_MIN, INT16_MAX); break;
-	case KF_DTYPE_I8: ((int8_t *)buf)[i] = (int8_t)clampd(v, INT8_MIN, INT8_MAX); break;
-	case KF_DTYPE_U8: ((uint8_t *)buf)[i] = (uint8_t)clampd(v, 0, UINT8_MAX); break;
-	default: break;
+	case KF_DTYPE_F64:
+		((double *)buf)[i] = v;
+		break;
+	case KF_DTYPE_F32:
+		((float *)buf)[i] = (float)v;
+		break;
+	case KF_DTYPE_F16:
+		((uint16_t *)buf)[i] = kf_f32_to_f16((float)v);
+		break;
+	case KF_DTYPE_BF16:
+		((uint16_t *)buf)[i] = kf_f32_to_bf16((float)v);
+		break;
+	case KF_DTYPE_I64:
+		((int64_t *)buf)[i] = (int64_t)clampd(v, -9.2e18, 9.2e18);
+		break;
+	case KF_DTYPE_I32:
+		((int32_t *)buf)[i] = (int32_t)clampd(v, INT32_MIN, INT32_MAX);
+		break;
+	case KF_DTYPE_I16:
+		((int16_t *)buf)[i] = (int16_t)clampd(v, INT16_MIN, INT16_MAX);
+		break;
+	case KF_DTYPE_I8:
+		((int8_t *)buf)[i] = (int8_t)clampd(v, INT8_MIN, INT8_MAX);
+		break;
+	case KF_DTYPE_U8:
+		((uint8_t *)buf)[i] = (uint8_t)clampd(v, 0, UINT8_MAX);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -177,13 +206,19 @@ static double large_bound(enum kf_dtype dt)
 {
 	switch (dt) {
 	case KF_DTYPE_F16:
-	case KF_DTYPE_BF16: return 10.0;
-	case KF_DTYPE_I8: return 100.0;
-	case KF_DTYPE_U8: return 255.0;
-	case KF_DTYPE_I16: return 10000.0;
+	case KF_DTYPE_BF16:
+		return 10.0;
+	case KF_DTYPE_I8:
+		return 100.0;
+	case KF_DTYPE_U8:
+		return 255.0;
+	case KF_DTYPE_I16:
+		return 10000.0;
 	case KF_DTYPE_I32:
-	case KF_DTYPE_I64: return 100000.0;
-	default: return 100.0;
+	case KF_DTYPE_I64:
+		return 100000.0;
+	default:
+		return 100.0;
 	}
 }
 
@@ -234,8 +269,12 @@ void kf_inputs_fill(void *data, enum kf_dtype dt, size_t numel, const struct kf_
 		for (size_t i = 0; i < numel; i++) {
 			double v;
 			switch (in->dist) {
-			case KF_DIST_NORMAL: v = in->a + in->b * kf_rng_normal(rng); break;
-			case KF_DIST_UNIFORM: v = in->a + (in->b - in->a) * kf_rng_uniform(rng); break;
+			case KF_DIST_NORMAL:
+				v = in->a + in->b * kf_rng_normal(rng);
+				break;
+			case KF_DIST_UNIFORM:
+				v = in->a + (in->b - in->a) * kf_rng_uniform(rng);
+				break;
 			case KF_DIST_RANDINT: {
 				double span = in->b - in->a;
 				v = span >= 1 ? in->a + floor(kf_rng_uniform(rng) * span) : in->a;

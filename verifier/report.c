@@ -64,9 +64,15 @@ cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_t
 				cJSON_AddItemToObject(j, "got", num_or_null(s->got));
 				cJSON_AddItemToObject(j, "want", num_or_null(s->want));
 				if (!isfinite(s->got))
-					cJSON_AddStringToObject(j, "got_text", isnan(s->got) ? "nan" : s->got > 0 ? "inf" : "-inf");
+					cJSON_AddStringToObject(j, "got_text",
+								isnan(s->got) ? "nan"
+								: s->got > 0  ? "inf"
+									      : "-inf");
 				if (!isfinite(s->want))
-					cJSON_AddStringToObject(j, "want_text", isnan(s->want) ? "nan" : s->want > 0 ? "inf" : "-inf");
+					cJSON_AddStringToObject(j, "want_text",
+								isnan(s->want) ? "nan"
+								: s->want > 0  ? "inf"
+									       : "-inf");
 			}
 		}
 		cJSON_AddItemToArray(shapes, j);
@@ -97,8 +103,9 @@ void kf_verify_result_print(FILE *f, const struct kf_verify_result *r)
 		const struct kf_shape_report *s = &r->shapes[i];
 		char shape[256];
 		kf_shape_format(&s->shape, shape, sizeof(shape));
-		fprintf(f, "%-16s %-7s %-28s max_abs %-10.3g max_rel %-10.3g launches %u", kf_verdict_name(s->status),
-			kf_shape_kind_name(s->kind), shape, s->max_abs, s->max_rel, s->launches);
+		fprintf(f, "%-16s %-7s %-28s max_abs %-10.3g max_rel %-10.3g launches %u",
+			kf_verdict_name(s->status), kf_shape_kind_name(s->kind), shape, s->max_abs,
+			s->max_rel, s->launches);
 		if (s->status != KF_VERDICT_PASS)
 			fprintf(f, "\n    %s", s->detail);
 		fputc('\n', f);

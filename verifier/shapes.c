@@ -58,7 +58,8 @@ struct shape_list {
 	size_t n, cap;
 };
 
-static enum kf_status push(struct shape_list *l, const struct kf_shape *s, enum kf_shape_kind kind, bool dedup)
+static enum kf_status push(struct shape_list *l, const struct kf_shape *s, enum kf_shape_kind kind,
+			   bool dedup)
 {
 	if (dedup)
 		for (size_t i = 0; i < l->n; i++)
@@ -99,7 +100,8 @@ static int64_t edge_value(int which, int64_t base, int64_t max)
 }
 
 enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict,
-				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n, struct kf_err *err)
+				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n,
+				struct kf_err *err)
 {
 	struct shape_list l = {0};
 	int64_t maxv[KF_MAX_DIMS];

@@ -28,7 +28,7 @@ enum kf_verdict {
 
 const char *kf_verdict_name(enum kf_verdict v); /* "pass", "wrong_output", ... */
 bool kf_verdict_parse(const char *s, enum kf_verdict *out);
-int kf_verdict_exit_code(enum kf_verdict v);    /* 0 pass, 4 unsupported, else 1 */
+int kf_verdict_exit_code(enum kf_verdict v); /* 0 pass, 4 unsupported, else 1 */
 
 /* Where a checked shape came from. */
 enum kf_shape_kind { KF_SHAPE_PUBLIC, KF_SHAPE_HIDDEN, KF_SHAPE_EDGE, KF_SHAPE_TIMING };
@@ -42,15 +42,15 @@ struct kf_shape_report {
 	struct kf_shape shape;
 	enum kf_shape_kind kind;
 	enum kf_verdict status;
-	char detail[600];      /* evidence: check, tensor, first bad index, both values, errors */
+	char detail[600]; /* evidence: check, tensor, first bad index, both values, errors */
 	char tensor[KF_NAME_MAX];
 	enum kf_input_dist dist;
 	uint64_t case_seed;
 	double max_abs, max_rel, nmse;
 	uint64_t n_bad, n_checked;
-	int64_t first_bad;     /* -1 when none */
+	int64_t first_bad; /* -1 when none */
 	double got, want;
-	uint32_t launches;     /* candidate launches checked at this shape */
+	uint32_t launches; /* candidate launches checked at this shape */
 };
 
 struct kf_verify_result {
@@ -61,11 +61,11 @@ struct kf_verify_result {
 	char kernel_hash[65];
 	size_t n_shapes;
 	struct kf_shape_report *shapes;
-	char *compile_log;       /* candidate compile log (never NULL) */
+	char *compile_log;            /* candidate compile log (never NULL) */
 	struct kf_compiled *compiled; /* the candidate's compile result (resources), may be NULL */
 	double elapsed_ms;
-	double parent_ms;        /* time spent in the parent (generation, comparison), for the bench */
-	uint32_t launches;       /* candidate launches checked in total */
+	double parent_ms;  /* time spent in the parent (generation, comparison), for the bench */
+	uint32_t launches; /* candidate launches checked in total */
 	bool strict;
 };
 
@@ -93,27 +93,30 @@ extern volatile int *kf_verify_interrupted;
 /* Runs the whole protocol for one candidate kernel file. Returns KF_OK with *out holding the verdict
  * (pass or a rejection). Errors are problems of the task or of the harness: KF_ERR_INVALID/PARSE/NOTFOUND
  * (bad task, broken reference: exit 2), KF_ERR_UNAVAILABLE (backend not usable: exit 4), others (exit 3). */
-enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path, const struct kf_verify_opts *o,
-			      struct kf_verify_result **out, struct kf_err *err);
+enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path,
+			      const struct kf_verify_opts *o, struct kf_verify_result **out,
+			      struct kf_err *err);
 /* The same for a kernel given as source text (name is used in messages). */
 enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
-				const struct kf_verify_opts *o, struct kf_verify_result **out, struct kf_err *err);
+				const struct kf_verify_opts *o, struct kf_verify_result **out,
+				struct kf_err *err);
 void kf_verify_result_free(struct kf_verify_result *r);
 
 /* The shapes the verifier checks, in order: public, hidden, derived edge shapes, timing (when asked).
  * Edge shapes vary non-fixed dims to 1, a prime and one past a power of two, never beyond the largest
  * value the task declares for that dim in its public and hidden shapes. */
 enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict,
-				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n, struct kf_err *err);
+				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n,
+				struct kf_err *err);
 
 /* Findings of `kforge tasks lint`: degenerate tasks let a do-nothing kernel pass. */
 struct kf_lint_finding {
-	char check[32];   /* "near_zero_output", "seed_independent", "input_ignored", "reference_error" */
+	char check[32]; /* "near_zero_output", "seed_independent", "input_ignored", "reference_error" */
 	char detail[400];
 };
 
-enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b, struct kf_lint_finding **findings,
-			    size_t *n, struct kf_err *err);
+enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b,
+			    struct kf_lint_finding **findings, size_t *n, struct kf_err *err);
 
 /* Host-side conversions used for f16/bf16 data (round to nearest even), exposed for tests. */
 uint16_t kf_f32_to_f16(float f);

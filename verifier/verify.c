@@ -32,8 +32,8 @@
 volatile int *kf_verify_interrupted;
 
 static const char *const verdict_names[KF_VERDICT_COUNT] = {
-	"pass", "compile_error", "invalid_launch", "runtime_error", "timeout", "wrong_output",
-	"nan_mismatch", "out_of_bounds", "input_modified", "nondeterministic", "stateful", "unsupported",
+    "pass",         "compile_error", "invalid_launch", "runtime_error",    "timeout",  "wrong_output",
+    "nan_mismatch", "out_of_bounds", "input_modified", "nondeterministic", "stateful", "unsupported",
 };
 
 const char *kf_verdict_name(enum kf_verdict v)
@@ -120,7 +120,8 @@ static void cache_dir_init(struct vctx *c)
 	if (env && *env)
 		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/ref", env);
 	else
-		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/kforge/ref", home && *home ? home : "/tmp");
+		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/kforge/ref",
+			 home && *home ? home : "/tmp");
 }
 
 static void mkdir_p(const char *path)
@@ -195,7 +196,8 @@ static void build_cases(struct vctx *c, struct vshape *v, size_t shape_index)
 				continue;
 			v->cases[v->n_cases].dist = (enum kf_input_dist)d;
 			v->cases[v->n_cases].seed =
-				kf_mix64(c->res->seed ^ kf_mix64(((uint64_t)shape_index << 32) | ((uint64_t)s << 8) | (uint64_t)d));
+			    kf_mix64(c->res->seed ^ kf_mix64(((uint64_t)shape_index << 32) |
+							     ((uint64_t)s << 8) | (uint64_t)d));
 			v->n_cases++;
 		}
 }
@@ -212,7 +214,8 @@ static enum kf_status gen_inputs(struct vctx *c, struct vshape *v, struct kf_err
 				continue;
 			v->in[k][i] = malloc(v->n_bytes[i] ? v->n_bytes[i] : 1);
 			if (!v->in[k][i])
-				return kf_err_set(err, KF_ERR_NOMEM, "out of memory for inputs of '%s'", t->tensors[i].name);
+				return kf_err_set(err, KF_ERR_NOMEM, "out of memory for inputs of '%s'",
+						  t->tensors[i].name);
 			kf_rng_seed(&rng, kf_mix64(v->cases[k].seed + i));
 			kf_inputs_fill(v->in[k][i], t->tensors[i].dtype, (size_t)v->numel[i], &t->tensors[i],
 				       v->cases[k].dist, &rng);
@@ -229,7 +232,8 @@ struct layout {
 	size_t total;
 };
 
-static void make_layout(const struct vctx *c, const struct vshape *v, const struct kf_plan *p, struct layout *L)
+static void make_layout(const struct vctx *c, const struct vshape *v, const struct kf_plan *p,
+			struct layout *L)
 {
 	size_t off = 0;
 	for (size_t k = 0; k < v->n_cases; k++)
@@ -274,8 +278,8 @@ static void ref_cache_path(const struct vctx *c, const struct vshape *v, size_t 
 	kf_shape_format(v->shape, shape, sizeof(shape));
 	/* INPUTS_VERSION: bump whenever input generation changes, or cached outputs would belong to other
 	 * inputs than the ones the same seed now makes. */
-	snprintf(key_src, sizeof(key_src), "kforge-ref-%d|%s|%s|%s|%016" PRIx64 "|%d", INPUTS_VERSION, c->t->hash, c->ref_hash, shape,
-		 v->cases[k].seed, (int)v->cases[k].dist);
+	snprintf(key_src, sizeof(key_src), "kforge-ref-%d|%s|%s|%s|%016" PRIx64 "|%d", INPUTS_VERSION,
+		 c->t->hash, c->ref_hash, shape, v->cases[k].seed, (int)v->cases[k].dist);
 	kf_sha256_hex(key_src, strlen(key_src), key);
 	snprintf(path, n, "%s/%s.bin", c->cache_dir, key);
 }
@@ -333,7 +337,8 @@ out:
 }
 
 /* Returns KF_OK with v->ref filled, KF_ERR_RUNTIME when the reference failed at this shape (msg in err). */
-static enum kf_status run_reference(struct vctx *c, struct vshape *v, const struct kf_plan *p, struct kf_err *err)
+static enum kf_status run_reference(struct vctx *c, struct vshape *v, const struct kf_plan *p,
+				    struct kf_err *err)
 {
 	struct kf_session *s = NULL;
 	struct kf_step_result *r = NULL;
@@ -353,7 +358,8 @@ static enum kf_status run_reference(struct vctx *c, struct vshape *v, const stru
 	st = kf_session_start(&wo, c->ref_c, p, L.total, &s, err);
 	if (st) {
 		/* A reference that cannot even start at this shape is a runtime failure of the reference
-		 * (skipped at an edge shape, a task error elsewhere); no GPU or no memory stays what it is. */
+		 * (skipped at an edge shape, a task error elsewhere); no GPU or no memory stays what it is.
+		 */
 		if (st != KF_ERR_UNAVAILABLE && st != KF_ERR_NOMEM)
 			st = KF_ERR_RUNTIME;
 		kf_err_prefix(err, "reference");
@@ -377,13 +383,15 @@ static enum kf_status run_reference(struct vctx *c, struct vshape *v, const stru
 		struct kf_step step;
 		if (v->ref[k][0] || ref_cache_load(c, v, k))
 			continue;
-		step_init(&step, &L, k, KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | (k ? 0 : KF_STEP_REALLOC), 0,
+		step_init(&step, &L, k,
+			  KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | (k ? 0 : KF_STEP_REALLOC), 0,
 			  POISON_NAN, c->o->step_timeout_ms * 4);
 		st = kf_session_step(s, &step, r, err);
 		if (st)
 			break;
 		if (r->status) {
-			st = kf_err_set(err, KF_ERR_RUNTIME, "reference failed (%s): %s", kf_status_name(r->status), r->msg);
+			st = kf_err_set(err, KF_ERR_RUNTIME, "reference failed (%s): %s",
+					kf_status_name(r->status), r->msg);
 			break;
 		}
 		for (size_t b = 0; b < c->t->n_tensors; b++) {
@@ -410,11 +418,16 @@ static enum kf_status run_reference(struct vctx *c, struct vshape *v, const stru
 static double large_nmse_bound(enum kf_dtype dt)
 {
 	switch (dt) {
-	case KF_DTYPE_F64: return 1e-12;
-	case KF_DTYPE_F32: return 1e-8;
-	case KF_DTYPE_F16: return 1e-5;
-	case KF_DTYPE_BF16: return 1e-4;
-	default: return 0; /* integers: exact */
+	case KF_DTYPE_F64:
+		return 1e-12;
+	case KF_DTYPE_F32:
+		return 1e-8;
+	case KF_DTYPE_F16:
+		return 1e-5;
+	case KF_DTYPE_BF16:
+		return 1e-4;
+	default:
+		return 0; /* integers: exact */
 	}
 }
 
@@ -434,8 +447,8 @@ static void fmt_val(char *buf, size_t n, double x)
 }
 
 /* Checks one step's copied-back buffers: guards, input integrity, outputs against the reference. */
-static void check_step(struct vctx *c, const struct vshape *v, const struct kf_plan *p, const struct layout *L,
-		       const uint8_t *arena, size_t k, struct outcome *o)
+static void check_step(struct vctx *c, const struct vshape *v, const struct kf_plan *p,
+		       const struct layout *L, const uint8_t *arena, size_t k, struct outcome *o)
 {
 	const struct kf_task *t = c->t;
 	uint64_t t0 = now_ns();
@@ -452,18 +465,20 @@ static void check_step(struct vctx *c, const struct vshape *v, const struct kf_p
 		const uint8_t *reg = arena + L->out_off[b];
 		size_t data = (size_t)p->buffers[b].n_bytes;
 		int64_t before = kf_pattern_mismatch(reg, KF_GUARD_BYTES, GUARD_CANARY);
-		int64_t after = kf_pattern_mismatch(reg + KF_GUARD_BYTES + data, KF_GUARD_BYTES, GUARD_CANARY);
+		int64_t after =
+		    kf_pattern_mismatch(reg + KF_GUARD_BYTES + data, KF_GUARD_BYTES, GUARD_CANARY);
 		if (before >= 0 || after >= 0) {
 			o->verdict = KF_VERDICT_OUT_OF_BOUNDS;
 			snprintf(o->tensor, sizeof(o->tensor), "%s", p->buffers[b].name);
 			if (before >= 0)
 				snprintf(o->detail, sizeof(o->detail),
-					 "guard zone before '%s' was written (%lld bytes before its start)", p->buffers[b].name,
-					 (long long)(KF_GUARD_BYTES - before));
+					 "guard zone before '%s' was written (%lld bytes before its start)",
+					 p->buffers[b].name, (long long)(KF_GUARD_BYTES - before));
 			else
-				snprintf(o->detail, sizeof(o->detail),
-					 "guard zone after '%s' was written (byte %lld past its end of %zu bytes)",
-					 p->buffers[b].name, (long long)after, data);
+				snprintf(
+				    o->detail, sizeof(o->detail),
+				    "guard zone after '%s' was written (byte %lld past its end of %zu bytes)",
+				    p->buffers[b].name, (long long)after, data);
 			goto done;
 		}
 	}
@@ -484,7 +499,8 @@ static void check_step(struct vctx *c, const struct vshape *v, const struct kf_p
 			o->verdict = KF_VERDICT_INPUT_MODIFIED;
 			snprintf(o->tensor, sizeof(o->tensor), "%s", te->name);
 			o->cmp.first_bad = (int64_t)i;
-			snprintf(o->detail, sizeof(o->detail), "input '%s' was modified: %s is %s, was %s", te->name, idx, g, w);
+			snprintf(o->detail, sizeof(o->detail), "input '%s' was modified: %s is %s, was %s",
+				 te->name, idx, g, w);
 			goto done;
 		}
 	}
@@ -496,12 +512,14 @@ static void check_step(struct vctx *c, const struct vshape *v, const struct kf_p
 		if (!tensor_is_out(te))
 			continue;
 		tol = kf_task_tolerance(t, te->dtype);
-		kf_compare(arena + L->out_off[b] + KF_GUARD_BYTES, v->ref[k][b], te->dtype, (size_t)v->numel[b], &tol, &cmp);
+		kf_compare(arena + L->out_off[b] + KF_GUARD_BYTES, v->ref[k][b], te->dtype,
+			   (size_t)v->numel[b], &tol, &cmp);
 		/* Large-magnitude inputs exist to expose overflow (exp without max subtraction, narrow
 		 * accumulators), which shows as NaN/Inf or as gross error. They also make many operators
-		 * ill-conditioned (attention logits in the thousands, sums that cancel), where a correct kernel
-		 * that adds in another order misses an elementwise bound on a few elements. So for that
-		 * distribution only, a tensor with NaN/Inf parity whose whole-tensor NMSE is tiny passes. */
+		 * ill-conditioned (attention logits in the thousands, sums that cancel), where a correct
+		 * kernel that adds in another order misses an elementwise bound on a few elements. So for
+		 * that distribution only, a tensor with NaN/Inf parity whose whole-tensor NMSE is tiny
+		 * passes. */
 		if (v->cases[k].dist == KF_INPUT_LARGE && cmp.verdict == KF_VERDICT_WRONG_OUTPUT &&
 		    cmp.nmse <= large_nmse_bound(te->dtype))
 			cmp.verdict = KF_VERDICT_PASS;
@@ -525,12 +543,15 @@ static void check_step(struct vctx *c, const struct vshape *v, const struct kf_p
 				fmt_val(g, sizeof(g), cmp.got);
 				fmt_val(w, sizeof(w), cmp.want);
 				snprintf(o->detail, sizeof(o->detail),
-					 "output '%s' %s: got %s, want %s (tolerance atol %g*%.3g + rtol %g*|want|); "
+					 "output '%s' %s: got %s, want %s (tolerance atol %g*%.3g + rtol "
+					 "%g*|want|); "
 					 "%" PRIu64 " of %" PRIu64 " elements bad",
-					 te->name, idx, g, w, tol.atol, cmp.atol_scale, tol.rtol, cmp.n_bad, v->numel[b]);
+					 te->name, idx, g, w, tol.atol, cmp.atol_scale, tol.rtol, cmp.n_bad,
+					 v->numel[b]);
 			} else {
-				snprintf(o->detail, sizeof(o->detail), "output '%s' NMSE %.3g over its bound %.3g", te->name,
-					 cmp.nmse, tol.max_nmse);
+				snprintf(o->detail, sizeof(o->detail),
+					 "output '%s' NMSE %.3g over its bound %.3g", te->name, cmp.nmse,
+					 tol.max_nmse);
 			}
 		}
 	}
@@ -561,16 +582,20 @@ static enum kf_verdict verdict_of_step(const struct kf_step_result *r, char *det
 static enum kf_verdict session_start_verdict(enum kf_status st)
 {
 	switch (st) {
-	case KF_ERR_INVALID: return KF_VERDICT_INVALID_LAUNCH;
-	case KF_ERR_UNSUPPORTED: return KF_VERDICT_UNSUPPORTED;
-	case KF_ERR_TIMEOUT: return KF_VERDICT_TIMEOUT;
-	default: return KF_VERDICT_RUNTIME_ERROR;
+	case KF_ERR_INVALID:
+		return KF_VERDICT_INVALID_LAUNCH;
+	case KF_ERR_UNSUPPORTED:
+		return KF_VERDICT_UNSUPPORTED;
+	case KF_ERR_TIMEOUT:
+		return KF_VERDICT_TIMEOUT;
+	default:
+		return KF_VERDICT_RUNTIME_ERROR;
 	}
 }
 
 /* One fresh worker, one launch of case k: does the candidate get this case right as its first launch? */
 static enum kf_status fresh_recheck(struct vctx *c, const struct vshape *v, const struct kf_plan *p,
-				   const struct layout *L, size_t k, struct outcome *o, struct kf_err *err)
+				    const struct layout *L, size_t k, struct outcome *o, struct kf_err *err)
 {
 	struct kf_session *s = NULL;
 	struct kf_step_result *r;
@@ -590,8 +615,8 @@ static enum kf_status fresh_recheck(struct vctx *c, const struct vshape *v, cons
 	for (size_t b = 0; b < c->t->n_tensors; b++)
 		if (L->in_off[k][b] >= 0)
 			memcpy(kf_session_arena(s) + L->in_off[k][b], v->in[k][b], v->n_bytes[b]);
-	step_init(&step, L, k, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT, 0, POISON_NAN,
-		  c->o->step_timeout_ms);
+	step_init(&step, L, k, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT, 0,
+		  POISON_NAN, c->o->step_timeout_ms);
 	st = kf_session_step(s, &step, r, err);
 	if (!st) {
 		o->verdict = verdict_of_step(r, o->detail, sizeof(o->detail));
@@ -664,8 +689,9 @@ static size_t make_schedule(const struct vshape *v, struct plan_step *ps, size_t
 
 /* Checks the candidate at one shape. Returns a harness error, or KF_OK with rep->status set.
  * *skipped is set when the reference itself is not defined at an edge shape. */
-static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_shape *shape, enum kf_shape_kind kind,
-				  struct kf_shape_report *rep, bool *skipped, struct kf_err *err)
+static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_shape *shape,
+				  enum kf_shape_kind kind, struct kf_shape_report *rep, bool *skipped,
+				  struct kf_err *err)
 {
 	const struct kf_task *t = c->t;
 	struct vshape *v = calloc(1, sizeof(*v));
@@ -701,8 +727,8 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 				*skipped = true;
 				goto out;
 			}
-			st = kf_err_set(err, KF_ERR_INVALID, "%s: tensor '%s' has no elements at %s", t->path, t->tensors[i].name,
-					shape_txt);
+			st = kf_err_set(err, KF_ERR_INVALID, "%s: tensor '%s' has no elements at %s", t->path,
+					t->tensors[i].name, shape_txt);
 			goto out;
 		}
 		v->numel[i] = (uint64_t)ne;
@@ -798,7 +824,8 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 		if (o->verdict == KF_VERDICT_WRONG_OUTPUT || o->verdict == KF_VERDICT_NAN_MISMATCH) {
 			bool same_case_passed = false, earlier_passed = false;
 			for (size_t j = 0; j < done_steps; j++) {
-				if (j != i && oc[j].case_index == o->case_index && oc[j].verdict == KF_VERDICT_PASS)
+				if (j != i && oc[j].case_index == o->case_index &&
+				    oc[j].verdict == KF_VERDICT_PASS)
 					same_case_passed = true;
 				if (j < i && oc[j].verdict == KF_VERDICT_PASS)
 					earlier_passed = true;
@@ -807,7 +834,8 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 				report_from(rep, v, o);
 				rep->status = KF_VERDICT_NONDETERMINISTIC;
 				snprintf(rep->detail, sizeof(rep->detail),
-					 "the same inputs gave different results in two launches (different poison or "
+					 "the same inputs gave different results in two launches (different "
+					 "poison or "
 					 "address): %.500s",
 					 o->detail);
 				goto out;
@@ -823,7 +851,8 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 					report_from(rep, v, o);
 					rep->status = KF_VERDICT_STATEFUL;
 					snprintf(rep->detail, sizeof(rep->detail),
-						 "launch %zu in the same worker was wrong after earlier launches were right, "
+						 "launch %zu in the same worker was wrong after earlier "
+						 "launches were right, "
 						 "while a fresh process gets the same inputs right: %.450s",
 						 i + 1, o->detail);
 					goto out;
@@ -859,7 +888,7 @@ static uint64_t secret_seed(void)
 }
 
 static void result_reason(struct kf_verify_result *res, enum kf_verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void result_reason(struct kf_verify_result *res, enum kf_verdict v, const char *fmt, ...)
 {
 	va_list ap;
@@ -896,12 +925,12 @@ struct shape_pool {
 	const struct kf_shape *shapes;
 	const enum kf_shape_kind *kinds;
 	size_t n;
-	size_t next;      /* next shape to take (under mu) */
-	bool stop;        /* a shape failed (and not all_shapes), or a harness error */
+	size_t next; /* next shape to take (under mu) */
+	bool stop;   /* a shape failed (and not all_shapes), or a harness error */
 	enum kf_status st;
 	struct kf_err err;
 	struct kf_shape_report *reports;
-	int *state;       /* 0 not taken, 1 skipped, 2 checked */
+	int *state; /* 0 not taken, 1 skipped, 2 checked */
 	pthread_mutex_t mu;
 };
 
@@ -966,8 +995,9 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		return st;
 	} else if (st) {
 		*err = e2;
-		return st == KF_ERR_UNSUPPORTED || st == KF_ERR_TIMEOUT ? kf_err_prefix(err, "reference '%s'", t->reference)
-									  : st;
+		return st == KF_ERR_UNSUPPORTED || st == KF_ERR_TIMEOUT
+			   ? kf_err_prefix(err, "reference '%s'", t->reference)
+			   : st;
 	}
 	snprintf(c->ref_hash, sizeof(c->ref_hash), "%s", c->ref_c->key);
 
@@ -997,7 +1027,8 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		return st;
 	}
 
-	st = kf_verify_shapes(t, !c->o->no_edge_shapes, c->o->timing_shapes, c->o->strict, &shapes, &kinds, &n_shapes, err);
+	st = kf_verify_shapes(t, !c->o->no_edge_shapes, c->o->timing_shapes, c->o->strict, &shapes, &kinds,
+			      &n_shapes, err);
 	if (st)
 		return st;
 	res->shapes = calloc(n_shapes ? n_shapes : 1, sizeof(*res->shapes));
@@ -1026,8 +1057,8 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		}
 		pthread_mutex_init(&pool.mu, NULL);
-		/* Shapes are independent: check them on up to VERIFY_THREADS threads (most of a shape's time is
-		 * spent waiting for its workers). Each thread starts and ends its own sessions. */
+		/* Shapes are independent: check them on up to VERIFY_THREADS threads (most of a shape's time
+		 * is spent waiting for its workers). Each thread starts and ends its own sessions. */
 		for (size_t k = 1; k < n_threads; k++)
 			if (pthread_create(&tid[started], NULL, shape_thread, &pool) == 0)
 				started++;
@@ -1038,9 +1069,9 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		st = pool.st;
 		if (st)
 			*err = pool.err;
-		/* Report in shape order up to the first failing shape: threads take shapes in order and finish
-		 * what they took, so every shape before the first failure was checked; what a thread finished
-		 * after it is dropped, which keeps the result identical for the same seed. */
+		/* Report in shape order up to the first failing shape: threads take shapes in order and
+		 * finish what they took, so every shape before the first failure was checked; what a thread
+		 * finished after it is dropped, which keeps the result identical for the same seed. */
 		for (size_t i = 0; i < n_shapes && !st; i++) {
 			struct kf_shape_report *rep = &pool.reports[i];
 			char shape_txt[256];
@@ -1051,13 +1082,15 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 			n_checked++;
 			by_kind[kinds[i]]++;
 			if (c->o->verbose)
-				fprintf(stderr, "verify: shape %zu/%zu %s\n", i + 1, n_shapes, kf_verdict_name(rep->status));
+				fprintf(stderr, "verify: shape %zu/%zu %s\n", i + 1, n_shapes,
+					kf_verdict_name(rep->status));
 			if (rep->status != KF_VERDICT_PASS && res->status == KF_VERDICT_PASS) {
 				kf_shape_format(&rep->shape, shape_txt, sizeof(shape_txt));
-				result_reason(res, rep->status,
-					      "%s at %s (%s shape, %s inputs, case seed 0x%016" PRIx64 "): %s",
-					      kf_verdict_name(rep->status), shape_txt, kf_shape_kind_name(rep->kind),
-					      kf_input_dist_name(rep->dist), rep->case_seed, rep->detail);
+				result_reason(
+				    res, rep->status,
+				    "%s at %s (%s shape, %s inputs, case seed 0x%016" PRIx64 "): %s",
+				    kf_verdict_name(rep->status), shape_txt, kf_shape_kind_name(rep->kind),
+				    kf_input_dist_name(rep->dist), rep->case_seed, rep->detail);
 				if (!c->o->all_shapes)
 					break;
 			}
@@ -1070,15 +1103,17 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	if (st)
 		return st;
 	if (res->status == KF_VERDICT_PASS)
-		result_reason(res, KF_VERDICT_PASS,
-			      "%zu shapes passed (%zu public, %zu hidden, %zu edge, %zu timing), %u launches checked", n_checked,
-			      by_kind[KF_SHAPE_PUBLIC], by_kind[KF_SHAPE_HIDDEN], by_kind[KF_SHAPE_EDGE],
-			      by_kind[KF_SHAPE_TIMING], res->launches);
+		result_reason(
+		    res, KF_VERDICT_PASS,
+		    "%zu shapes passed (%zu public, %zu hidden, %zu edge, %zu timing), %u launches checked",
+		    n_checked, by_kind[KF_SHAPE_PUBLIC], by_kind[KF_SHAPE_HIDDEN], by_kind[KF_SHAPE_EDGE],
+		    by_kind[KF_SHAPE_TIMING], res->launches);
 	return KF_OK;
 }
 
 enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
-				const struct kf_verify_opts *o, struct kf_verify_result **out, struct kf_err *err)
+				const struct kf_verify_opts *o, struct kf_verify_result **out,
+				struct kf_err *err)
 {
 	struct kf_verify_opts defaults;
 	struct vctx c;
@@ -1146,8 +1181,9 @@ fail:
 	return st;
 }
 
-enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path, const struct kf_verify_opts *o,
-			      struct kf_verify_result **out, struct kf_err *err)
+enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path,
+			      const struct kf_verify_opts *o, struct kf_verify_result **out,
+			      struct kf_err *err)
 {
 	struct kf_buf b = KF_BUF_INIT(4u << 20);
 	enum kf_status st = kf_buf_read_file(&b, kernel_path, err);
@@ -1174,7 +1210,7 @@ void kf_verify_result_free(struct kf_verify_result *r)
 /* ---- kforge tasks lint: degenerate tasks -------------------------------------------------------- */
 
 static void add_finding(struct kf_lint_finding **f, size_t *n, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static void add_finding(struct kf_lint_finding **f, size_t *n, const char *check, const char *fmt, ...)
 {
 	struct kf_lint_finding *nf = realloc(*f, (*n + 1) * sizeof(**f));
@@ -1198,8 +1234,8 @@ static bool outputs_equal(const struct vctx *c, const struct vshape *v, size_t a
 }
 
 /* At one shape: case 0 and 1 are two seeds; case 2+j is case 0 with input j drawn from another seed. */
-static enum kf_status lint_shape(struct vctx *c, const struct kf_shape *shape, struct kf_lint_finding **f, size_t *n,
-				 struct kf_err *err)
+static enum kf_status lint_shape(struct vctx *c, const struct kf_shape *shape, struct kf_lint_finding **f,
+				 size_t *n, struct kf_err *err)
 {
 	const struct kf_task *t = c->t;
 	struct vshape *v = calloc(1, sizeof(*v));
@@ -1218,7 +1254,8 @@ static enum kf_status lint_shape(struct vctx *c, const struct kf_shape *shape, s
 	for (size_t i = 0; i < t->n_tensors; i++) {
 		int64_t ne;
 		if (kf_task_numel(t, i, shape, &ne, &e2) || ne <= 0) {
-			st = kf_err_set(err, KF_ERR_INVALID, "tensor '%s' has no elements at %s", t->tensors[i].name, shape_txt);
+			st = kf_err_set(err, KF_ERR_INVALID, "tensor '%s' has no elements at %s",
+					t->tensors[i].name, shape_txt);
 			goto out;
 		}
 		v->numel[i] = (uint64_t)ne;
@@ -1265,21 +1302,24 @@ static enum kf_status lint_shape(struct vctx *c, const struct kf_shape *shape, s
 			}
 		if (maxv <= tol.atol)
 			add_finding(f, n, "near_zero_output",
-				    "every value of output '%s' is within atol %g of zero at %s (max |y| = %g): a kernel "
+				    "every value of output '%s' is within atol %g of zero at %s (max |y| = "
+				    "%g): a kernel "
 				    "that writes zeros would pass",
 				    te->name, tol.atol, shape_txt, maxv);
 	}
 	if (t->n_tensors && n_inputs && outputs_equal(c, v, 0, 1))
 		add_finding(f, n, "seed_independent",
-			    "the outputs at %s are identical for two different input seeds: a kernel that ignores its "
+			    "the outputs at %s are identical for two different input seeds: a kernel that "
+			    "ignores its "
 			    "inputs would pass",
 			    shape_txt);
 	for (size_t j = 0; j < n_inputs; j++)
 		if (outputs_equal(c, v, 0, 2 + j))
-			add_finding(f, n, "input_ignored",
-				    "changing input '%s' does not change any output at %s: a kernel that never reads "
-				    "it would pass",
-				    t->tensors[inputs[j]].name, shape_txt);
+			add_finding(
+			    f, n, "input_ignored",
+			    "changing input '%s' does not change any output at %s: a kernel that never reads "
+			    "it would pass",
+			    t->tensors[inputs[j]].name, shape_txt);
 out:
 	vshape_release(v);
 	free(v);
@@ -1287,8 +1327,8 @@ out:
 	return st;
 }
 
-enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b, struct kf_lint_finding **findings,
-			    size_t *n, struct kf_err *err)
+enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b,
+			    struct kf_lint_finding **findings, size_t *n, struct kf_err *err)
 {
 	struct vctx c;
 	struct kf_verify_opts o;

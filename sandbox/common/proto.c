@@ -73,7 +73,7 @@ enum kf_status kf_proto_type(const void *buf, size_t n, enum kf_msg_type *type, 
 
 static const char *type_name(enum kf_msg_type t)
 {
-	static const char *const names[] = {"?",    "hello",   "setup",	      "setup_ok", "setup_err",
+	static const char *const names[] = {"?",    "hello",   "setup",       "setup_ok", "setup_err",
 					    "step", "running", "step_result", "quit"};
 	return (unsigned)t < KF_ARRAY_SIZE(names) ? names[t] : "?";
 }

@@ -35,8 +35,8 @@
 #define KF_PROTO_MAGIC 0x5057464bu /* "KFWP" in little-endian byte order */
 #define KF_PROTO_VERSION 1u
 #define KF_PROTO_MSG_MAX (64 * 1024) /* bytes: the largest datagram either side sends or accepts */
-#define KF_PROTO_TEXT 512	     /* bytes of a reason / message field, NUL included */
-#define KF_PROTO_DATA_ALIGN 256	     /* bytes: device data is padded to this (cudaMalloc alignment) */
+#define KF_PROTO_TEXT 512            /* bytes of a reason / message field, NUL included */
+#define KF_PROTO_DATA_ALIGN 256      /* bytes: device data is padded to this (cudaMalloc alignment) */
 
 enum kf_msg_type {
 	KF_MSG_HELLO = 1,
@@ -146,7 +146,7 @@ _Static_assert(sizeof(struct kf_wire_result) <= KF_PROTO_MSG_MAX, "result fits a
 /* HELLO: the backend's init result. */
 struct kf_proto_hello {
 	enum kf_status status; /* OK, or UNAVAILABLE / another code with msg */
-	uint32_t pid;	       /* the worker's own idea of its pid (informational) */
+	uint32_t pid;          /* the worker's own idea of its pid (informational) */
 	char msg[KF_PROTO_TEXT];
 	struct kf_device_info info; /* meaningful when status is OK */
 };

@@ -26,8 +26,18 @@
  * float arrays as float4 as a matter of course. gnu2 TLS descriptors make __shared__ (thread-local)
  * accesses cheap in a dlopen'ed object. */
 static const char *const base_flags[] = {
-	"-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-exceptions", "-fno-rtti",
-	"-fno-strict-aliasing", "-fno-math-errno", "-mtls-dialect=gnu2", "-pthread", "-w", "-fmax-errors=20",
+    "-std=c++17",
+    "-fPIC",
+    "-shared",
+    "-fvisibility=hidden",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-fno-strict-aliasing",
+    "-fno-math-errno",
+    "-mtls-dialect=gnu2",
+    "-pthread",
+    "-w",
+    "-fmax-errors=20",
 };
 static const char *const opt_flags[] = {"-O2", "-g0"};
 static const char *const san_flags[] = {"-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"};
@@ -106,13 +116,15 @@ static enum kf_status re_compile(const char *pat, pcre2_code **re, struct kf_err
 	if (!*re) {
 		PCRE2_UCHAR msg[128];
 		pcre2_get_error_message(ec, msg, sizeof(msg));
-		return kf_err_set(err, KF_ERR_INTERNAL, "pre-pass pattern at %zu: %s", (size_t)eo, (char *)msg);
+		return kf_err_set(err, KF_ERR_INTERNAL, "pre-pass pattern at %zu: %s", (size_t)eo,
+				  (char *)msg);
 	}
 	return KF_OK;
 }
 
 /* Global substitution with pcre2_substitute; *io is replaced by the result. */
-static enum kf_status re_subst(const char *pat, const char *repl, char **io, size_t *io_len, struct kf_err *err)
+static enum kf_status re_subst(const char *pat, const char *repl, char **io, size_t *io_len,
+			       struct kf_err *err)
 {
 	pcre2_code *re;
 	enum kf_status st = re_compile(pat, &re, err);
@@ -126,9 +138,10 @@ static enum kf_status re_subst(const char *pat, const char *repl, char **io, siz
 			break;
 		}
 		PCRE2_SIZE olen = cap;
-		int rc = pcre2_substitute(re, (PCRE2_SPTR)*io, *io_len, 0,
-					  PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH, NULL, NULL,
-					  (PCRE2_SPTR)repl, PCRE2_ZERO_TERMINATED, (PCRE2_UCHAR *)out, &olen);
+		int rc =
+		    pcre2_substitute(re, (PCRE2_SPTR)*io, *io_len, 0,
+				     PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH, NULL, NULL,
+				     (PCRE2_SPTR)repl, PCRE2_ZERO_TERMINATED, (PCRE2_UCHAR *)out, &olen);
 		if (rc == PCRE2_ERROR_NOMEMORY && olen > cap && olen < PREPASS_MAX) {
 			free(out);
 			cap = olen + 1;
@@ -177,9 +190,9 @@ static enum kf_status find_kernels(const struct kf_kfile *k, const char *src, si
 		if (k->kernels && k->kernels[i])
 			names_add(ns, k->kernels[i], strlen(k->kernels[i]));
 	static const char pat[] =
-		"\\bextern\\s*\"C\"\\s*(?:(?:__global__|__host__|__device__|static|inline|__forceinline__|"
-		"__launch_bounds__\\s*\\((?:[^()]|\\([^()]*\\))*\\))\\s*)*void\\s+"
-		"(?:__launch_bounds__\\s*\\((?:[^()]|\\([^()]*\\))*\\)\\s*)?([A-Za-z_]\\w*)\\s*\\(";
+	    "\\bextern\\s*\"C\"\\s*(?:(?:__global__|__host__|__device__|static|inline|__forceinline__|"
+	    "__launch_bounds__\\s*\\((?:[^()]|\\([^()]*\\))*\\))\\s*)*void\\s+"
+	    "(?:__launch_bounds__\\s*\\((?:[^()]|\\([^()]*\\))*\\)\\s*)?([A-Za-z_]\\w*)\\s*\\(";
 	pcre2_code *re;
 	enum kf_status st = re_compile(pat, &re, err);
 	if (st != KF_OK)
@@ -226,9 +239,10 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 	enum kf_status st;
 	/* extern __shared__ T name[];  ->  a per-OS-thread pointer to the block's dynamic shared memory
 	 * (fixed per OS thread, so a thread_local initialised once is right at file and block scope). */
-	st = re_subst("\\bextern\\s+((?:[\\w:<>,()]+\\s+)*?)__shared__\\s+([^;{}\\[\\]]*?)\\s*\\b([A-Za-z_]\\w*)"
-		      "\\s*\\[\\s*\\]\\s*;",
-		      "thread_local $1$2 *const $3 = (decltype($3))kf_dyn_smem();", &src, &len, err);
+	st = re_subst(
+	    "\\bextern\\s+((?:[\\w:<>,()]+\\s+)*?)__shared__\\s+([^;{}\\[\\]]*?)\\s*\\b([A-Za-z_]\\w*)"
+	    "\\s*\\[\\s*\\]\\s*;",
+	    "thread_local $1$2 *const $3 = (decltype($3))kf_dyn_smem();", &src, &len, err);
 	/* __noinline__ as a macro would break __attribute__((__noinline__)) in system headers */
 	if (st == KF_OK)
 		st = re_subst("(?<!\\(\\()\\b__noinline__\\b", "__attribute__((noinline))", &src, &len, err);
@@ -246,8 +260,8 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 		a |= kf_buf_add(out, src, len);
 		a |= kf_buf_adds(out, "\n#line 1 \"<kforge entry trampolines>\"\n");
 		for (size_t i = 0; i < ns.n; i++)
-			a |= kf_buf_addf(out, "KF_EXPORT void kf_entry_%s(void **a) { kf_invoke(%s, a); }\n", ns.v[i],
-					 ns.v[i]);
+			a |= kf_buf_addf(out, "KF_EXPORT void kf_entry_%s(void **a) { kf_invoke(%s, a); }\n",
+					 ns.v[i], ns.v[i]);
 		if (a != KF_OK)
 			st = kf_err_set(err, KF_ERR_LIMIT, "pre-passed source of '%s' is too large",
 					k->path ? k->path : "kernel");
@@ -282,7 +296,8 @@ static enum kf_status mkdir_p(const char *path, struct kf_err *err)
  * binaries need no source tree. */
 static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len, struct kf_err *err)
 {
-	if (snprintf(dir, dir_len, "%s/cpu-shim-%016llx", cache, (unsigned long long)shim_hash()) >= (int)dir_len)
+	if (snprintf(dir, dir_len, "%s/cpu-shim-%016llx", cache, (unsigned long long)shim_hash()) >=
+	    (int)dir_len)
 		return kf_err_set(err, KF_ERR_INVALID, "cache path too long: '%s'", cache);
 	char mark[4200];
 	snprintf(mark, sizeof(mark), "%s/.complete", dir);
@@ -359,8 +374,8 @@ static void compile_limits(struct kf_child_limits *lim, int timeout_ms)
 
 /* The fiber runtime as an object file, built once per shim version and mode (about half of a kernel's
  * compile time otherwise) and renamed into place atomically. */
-static enum kf_status runtime_object(const char *shim, const char *work, const char *inc, bool san, int timeout_ms,
-				    char *rt, size_t rt_len, struct kf_err *err)
+static enum kf_status runtime_object(const char *shim, const char *work, const char *inc, bool san,
+				     int timeout_ms, char *rt, size_t rt_len, struct kf_err *err)
 {
 	snprintf(rt, rt_len, "%s/kf_runtime%s.o", shim, san ? "-asan" : "");
 	if (access(rt, R_OK) == 0)
@@ -381,7 +396,8 @@ static enum kf_status runtime_object(const char *shim, const char *work, const c
 	struct kf_child_result res;
 	st = kf_child_run_argv(argv, work, &lim, &log, &res, err);
 	if (st == KF_OK && (res.term_signal != 0 || res.exit_code != 0))
-		st = kf_err_set(err, KF_ERR_INTERNAL, "the cpu fiber runtime does not compile: %.600s", log.data);
+		st = kf_err_set(err, KF_ERR_INTERNAL, "the cpu fiber runtime does not compile: %.600s",
+				log.data);
 	else if (st == KF_OK && rename(obj, rt) != 0)
 		st = kf_err_set(err, KF_ERR_IO, "cannot store '%s': %s", rt, strerror(errno));
 	kf_buf_release(&log);
@@ -399,7 +415,8 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	if (kf_cache_dir(opts ? opts->cache_dir : NULL, cache, sizeof(cache), NULL) != KF_OK) {
 		/* no usable cache folder (no HOME, read-only): the shim and the build still need a place */
 		const char *tmp = getenv("TMPDIR");
-		snprintf(cache, sizeof(cache), "%s/kforge-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid());
+		snprintf(cache, sizeof(cache), "%s/kforge-%u", tmp && *tmp ? tmp : "/tmp",
+			 (unsigned)getuid());
 		if ((st = mkdir_p(cache, err)) != KF_OK)
 			return st;
 	}
@@ -418,7 +435,8 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	snprintf(work, sizeof(work), "%s/tmp/cpu-XXXXXX", cache);
 	if (!mkdtemp(work)) {
 		kf_buf_release(&tu);
-		return kf_err_set(err, KF_ERR_IO, "cannot create a compile folder under '%s': %s", cache, strerror(errno));
+		return kf_err_set(err, KF_ERR_IO, "cannot create a compile folder under '%s': %s", cache,
+				  strerror(errno));
 	}
 	char src_path[4300], so_path[4300], inc[4300];
 	snprintf(src_path, sizeof(src_path), "%s/kernel.cpp", work);
@@ -479,8 +497,10 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 		rm_workdir(work);
 		*out = c;
 		if (res.term_signal != 0)
-			return kf_err_set(err, KF_ERR_COMPILE, "host compiler killed by signal %d", res.term_signal);
-		return kf_err_set(err, KF_ERR_COMPILE, "host compile of '%s' failed", k->path ? k->path : "kernel");
+			return kf_err_set(err, KF_ERR_COMPILE, "host compiler killed by signal %d",
+					  res.term_signal);
+		return kf_err_set(err, KF_ERR_COMPILE, "host compile of '%s' failed",
+				  k->path ? k->path : "kernel");
 	}
 	struct kf_buf img = KF_BUF_INIT(KF_COMPILE_IMAGE_MAX);
 	st = kf_buf_read_file(&img, so_path, err);

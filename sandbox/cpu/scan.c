@@ -16,33 +16,39 @@ struct scan_rule {
 
 /* Each pattern runs on the blanked source; the first match (lowest offset) over all rules is reported. */
 static const struct scan_rule cpu_rules[] = {
-	{"\\b(?:asm|__asm__|__asm)\\s*(?:volatile\\s*|__volatile__\\s*)?\\(", "inline PTX (asm)"},
-	{"#\\s*include\\s*[<\"]mma\\.h[>\"]|\\bnvcuda\\s*::\\s*wmma\\b|\\bwmma\\s*::", "wmma (tensor core fragments)"},
-	{"\\bmma\\.sync\\b|\\bwgmma\\b|\\btcgen05\\b", "mma/wgmma tensor core instructions"},
-	{"\\bCUtensorMap\\b|\\bcp\\.async\\.bulk\\b|\\bcp_async_bulk|\\bfence\\.proxy\\.async\\b|\\bcuda::device::experimental\\b",
-	 "TMA / bulk copies"},
-	{"\\bcp\\.async\\b|\\b__pipeline_\\w+|\\bmemcpy_async\\b|\\bcuda::pipeline\\b|\\bcuda::barrier\\b|"
-	 "#\\s*include\\s*[<\"]cuda_pipeline\\w*\\.h[>\"]|#\\s*include\\s*[<\"]cuda/(?:pipeline|barrier)[>\"]",
-	 "async copies (cp.async / memcpy_async / cuda::pipeline)"},
-	{"#\\s*include\\s*[<\"](?:cutlass|cute)/|\\bcutlass::|\\bcute::", "CUTLASS/CuTe"},
-	{"#\\s*include\\s*[<\"]cub/|\\bcub::", "CUB"},
-	{"#\\s*include\\s*[<\"]thrust/|\\bthrust::", "Thrust"},
-	{"#\\s*include\\s*[<\"]cuda/|\\bcuda::(?:std::)?(?:atomic|atomic_ref|annotated_ptr|ptx|aligned_size_t)\\b",
-	 "libcu++ (cuda/...)"},
-	{"\\bthis_grid\\s*\\(|\\bgrid_group\\b|\\bthis_multi_grid\\b|\\bmulti_grid_group\\b|\\bthis_cluster\\s*\\(|"
-	 "\\bcluster_group\\b|\\bcoalesced_threads\\s*\\(|\\bbinary_partition\\s*\\(|\\blabeled_partition\\s*\\(|"
-	 "#\\s*include\\s*[<\"]cooperative_groups/(?!reduce\\.h)",
-	 "cooperative groups beyond thread_block and tiled_partition"},
-	{"<<<|\\bcudaLaunchDevice\\b|\\bcudaDeviceSynchronize\\s*\\(|\\bcudaGetParameterBuffer\\b",
-	 "dynamic parallelism (a launch from device code)"},
-	{"\\btex[123]D(?:Layered|Lod|Grad)?\\b|\\btex1Dfetch\\b|\\btexture\\s*<|\\bcudaTextureObject_t\\b|"
-	 "\\bsurf[123]D(?:read|write)\\b|\\bcudaSurfaceObject_t\\b|\\btex2DLayered\\b",
-	 "textures/surfaces"},
-	{"\\b__cluster_dims__\\b|\\bcluster\\.sync\\b|\\b__cluster_barrier\\w*|\\bbarrier\\.cluster\\b", "thread block clusters"},
-	{"#\\s*include\\s*[<\"]cuda_fp8\\.h[>\"]|\\b__nv_fp8\\w*|#\\s*include\\s*[<\"]cuda_fp6\\.h[>\"]|"
-	 "#\\s*include\\s*[<\"]cuda_fp4\\.h[>\"]",
-	 "fp8/fp6/fp4 types"},
-	{"\\bsetmaxnreg\\b|\\bmbarrier\\b|\\bstmatrix\\b|\\bldmatrix\\b|\\belect\\.sync\\b", "Hopper/Ampere PTX intrinsics"},
+    {"\\b(?:asm|__asm__|__asm)\\s*(?:volatile\\s*|__volatile__\\s*)?\\(", "inline PTX (asm)"},
+    {"#\\s*include\\s*[<\"]mma\\.h[>\"]|\\bnvcuda\\s*::\\s*wmma\\b|\\bwmma\\s*::",
+     "wmma (tensor core fragments)"},
+    {"\\bmma\\.sync\\b|\\bwgmma\\b|\\btcgen05\\b", "mma/wgmma tensor core instructions"},
+    {"\\bCUtensorMap\\b|\\bcp\\.async\\.bulk\\b|\\bcp_async_bulk|\\bfence\\.proxy\\.async\\b|\\bcuda::device:"
+     ":experimental\\b",
+     "TMA / bulk copies"},
+    {"\\bcp\\.async\\b|\\b__pipeline_\\w+|\\bmemcpy_async\\b|\\bcuda::pipeline\\b|\\bcuda::barrier\\b|"
+     "#\\s*include\\s*[<\"]cuda_pipeline\\w*\\.h[>\"]|#\\s*include\\s*[<\"]cuda/(?:pipeline|barrier)[>\"]",
+     "async copies (cp.async / memcpy_async / cuda::pipeline)"},
+    {"#\\s*include\\s*[<\"](?:cutlass|cute)/|\\bcutlass::|\\bcute::", "CUTLASS/CuTe"},
+    {"#\\s*include\\s*[<\"]cub/|\\bcub::", "CUB"},
+    {"#\\s*include\\s*[<\"]thrust/|\\bthrust::", "Thrust"},
+    {"#\\s*include\\s*[<\"]cuda/"
+     "|\\bcuda::(?:std::)?(?:atomic|atomic_ref|annotated_ptr|ptx|aligned_size_t)\\b",
+     "libcu++ (cuda/...)"},
+    {"\\bthis_grid\\s*\\(|\\bgrid_group\\b|\\bthis_multi_grid\\b|\\bmulti_grid_group\\b|\\bthis_cluster\\s*"
+     "\\(|"
+     "\\bcluster_group\\b|\\bcoalesced_threads\\s*\\(|\\bbinary_partition\\s*\\(|\\blabeled_partition\\s*\\(|"
+     "#\\s*include\\s*[<\"]cooperative_groups/(?!reduce\\.h)",
+     "cooperative groups beyond thread_block and tiled_partition"},
+    {"<<<|\\bcudaLaunchDevice\\b|\\bcudaDeviceSynchronize\\s*\\(|\\bcudaGetParameterBuffer\\b",
+     "dynamic parallelism (a launch from device code)"},
+    {"\\btex[123]D(?:Layered|Lod|Grad)?\\b|\\btex1Dfetch\\b|\\btexture\\s*<|\\bcudaTextureObject_t\\b|"
+     "\\bsurf[123]D(?:read|write)\\b|\\bcudaSurfaceObject_t\\b|\\btex2DLayered\\b",
+     "textures/surfaces"},
+    {"\\b__cluster_dims__\\b|\\bcluster\\.sync\\b|\\b__cluster_barrier\\w*|\\bbarrier\\.cluster\\b",
+     "thread block clusters"},
+    {"#\\s*include\\s*[<\"]cuda_fp8\\.h[>\"]|\\b__nv_fp8\\w*|#\\s*include\\s*[<\"]cuda_fp6\\.h[>\"]|"
+     "#\\s*include\\s*[<\"]cuda_fp4\\.h[>\"]",
+     "fp8/fp6/fp4 types"},
+    {"\\bsetmaxnreg\\b|\\bmbarrier\\b|\\bstmatrix\\b|\\bldmatrix\\b|\\belect\\.sync\\b",
+     "Hopper/Ampere PTX intrinsics"},
 };
 
 /* Copy of src with comments and string/char literals replaced by spaces, newlines kept. */
@@ -107,7 +113,8 @@ enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kin
 		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to scan");
 	char *text = blank_comments(k->source, k->source_len);
 	if (!text)
-		return kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning '%s'", k->path ? k->path : "kernel");
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning '%s'",
+				  k->path ? k->path : "kernel");
 	size_t best_off = (size_t)-1;
 	const char *best_what = NULL;
 	enum kf_status st = KF_OK;
@@ -115,13 +122,16 @@ enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kin
 	for (size_t r = 0; r < KF_ARRAY_SIZE(cpu_rules); r++) {
 		int ec;
 		PCRE2_SIZE eo;
-		pcre2_code *re = pcre2_compile((PCRE2_SPTR)cpu_rules[r].re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+		pcre2_code *re =
+		    pcre2_compile((PCRE2_SPTR)cpu_rules[r].re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
 		if (!re) {
-			st = kf_err_set(err, KF_ERR_INTERNAL, "bad scan pattern %zu at offset %zu", r, (size_t)eo);
+			st = kf_err_set(err, KF_ERR_INTERNAL, "bad scan pattern %zu at offset %zu", r,
+					(size_t)eo);
 			break;
 		}
 		md = pcre2_match_data_create_from_pattern(re, NULL);
-		int rc = md ? pcre2_match(re, (PCRE2_SPTR)text, k->source_len, 0, 0, md, NULL) : PCRE2_ERROR_NOMEMORY;
+		int rc = md ? pcre2_match(re, (PCRE2_SPTR)text, k->source_len, 0, 0, md, NULL)
+			    : PCRE2_ERROR_NOMEMORY;
 		if (rc > 0) {
 			size_t off = pcre2_get_ovector_pointer(md)[0];
 			if (off < best_off) {

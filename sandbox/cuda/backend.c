@@ -15,7 +15,7 @@
 struct func {
 	char name[128];
 	CUfunction fn;
-	int regs;	  /* registers per thread */
+	int regs;         /* registers per thread */
 	int static_smem;  /* bytes */
 	int max_threads;  /* the most threads per block this function can launch with (its registers) */
 	int dyn_smem_set; /* the MAX_DYNAMIC_SHARED_SIZE_BYTES we last set (0: default) */

@@ -46,8 +46,8 @@ static struct {
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t rec_start[MAX_RECORDS], rec_end[MAX_RECORDS];
 static size_t n_rec;
-static uint32_t n_ours;	 /* records whose kernel name is one of the module's */
-static size_t n_lost;	 /* records past MAX_RECORDS */
+static uint32_t n_ours;  /* records whose kernel name is one of the module's */
+static size_t n_lost;    /* records past MAX_RECORDS */
 static size_t n_dropped; /* records CUPTI itself dropped */
 static char names[MAX_NAMES][128];
 static size_t n_names;

@@ -76,7 +76,7 @@ const char *kf_cu_error_string(CUresult r)
 bool kf_cu_error_sticky(CUresult r)
 {
 	switch ((int)r) {
-	case 4:	  /* deinitialized */
+	case 4:   /* deinitialized */
 	case 700: /* illegal address */
 	case 702: /* launch timeout (watchdog) */
 	case 709: /* context destroyed */

@@ -142,7 +142,8 @@ static void conv3x3(const double *x, const double *w, const double *bias, double
 								if (r < 0 || r >= H || c < 0 || c >= W)
 									continue;
 								s += x[((n * CI + ci) * H + r) * W + c] *
-								     w[((co * CI + ci) * 3 + (di + 1)) * 3 + (dj + 1)];
+								     w[((co * CI + ci) * 3 + (di + 1)) * 3 +
+								       (dj + 1)];
 							}
 					y[((n * CO + co) * H + i) * W + j] = s;
 				}
@@ -160,7 +161,8 @@ static void conv1d5(const double *x, const double *w, const double *bias, double
 					for (int64_t t = -2; t <= 2; t++) {
 						int64_t p = l + t;
 						if (p >= 0 && p < L)
-							s += x[(n * CI + ci) * L + p] * w[(co * CI + ci) * 5 + (t + 2)];
+							s += x[(n * CI + ci) * L + p] *
+							     w[(co * CI + ci) * 5 + (t + 2)];
 					}
 				y[(n * CO + co) * L + l] = s;
 			}
@@ -262,16 +264,16 @@ static void ref_matmul_transposed_b(const struct taskref_io *io)
 }
 
 /* element-wise activations over B*D values */
-#define ACT(fname, expr)                                                                                   \
-	static void fname(const struct taskref_io *io)                                                     \
-	{                                                                                                  \
-		const double *in = TS("x");                                                                \
-		double *out = TS("y");                                                                     \
-		int64_t n = DM("B") * DM("D");                                                             \
-		for (int64_t i = 0; i < n; i++) {                                                          \
-			double x = in[i];                                                                  \
-			out[i] = (expr);                                                                   \
-		}                                                                                          \
+#define ACT(fname, expr)                                                                                     \
+	static void fname(const struct taskref_io *io)                                                       \
+	{                                                                                                    \
+		const double *in = TS("x");                                                                  \
+		double *out = TS("y");                                                                       \
+		int64_t n = DM("B") * DM("D");                                                               \
+		for (int64_t i = 0; i < n; i++) {                                                            \
+			double x = in[i];                                                                    \
+			out[i] = (expr);                                                                     \
+		}                                                                                            \
 	}
 ACT(ref_relu, x > 0 ? x : 0.0)
 ACT(ref_leaky_relu, x >= 0 ? x : PR("negative_slope") * x)
@@ -301,14 +303,33 @@ static void reduce_mid(const struct taskref_io *io, int op)
 				}
 				mn = v < mn ? v : mn;
 			}
-			y[b * C + c] = op == 0 ? s : op == 1 ? s / (double)R : op == 2 ? mx : op == 3 ? mn : (double)arg;
+			y[b * C + c] = op == 0   ? s
+				       : op == 1 ? s / (double)R
+				       : op == 2 ? mx
+				       : op == 3 ? mn
+						 : (double)arg;
 		}
 }
-static void ref_sum_reduce(const struct taskref_io *io) { reduce_mid(io, 0); }
-static void ref_mean_reduce(const struct taskref_io *io) { reduce_mid(io, 1); }
-static void ref_max_reduce(const struct taskref_io *io) { reduce_mid(io, 2); }
-static void ref_min_reduce(const struct taskref_io *io) { reduce_mid(io, 3); }
-static void ref_argmax(const struct taskref_io *io) { reduce_mid(io, 4); }
+static void ref_sum_reduce(const struct taskref_io *io)
+{
+	reduce_mid(io, 0);
+}
+static void ref_mean_reduce(const struct taskref_io *io)
+{
+	reduce_mid(io, 1);
+}
+static void ref_max_reduce(const struct taskref_io *io)
+{
+	reduce_mid(io, 2);
+}
+static void ref_min_reduce(const struct taskref_io *io)
+{
+	reduce_mid(io, 3);
+}
+static void ref_argmax(const struct taskref_io *io)
+{
+	reduce_mid(io, 4);
+}
 
 static void ref_softmax(const struct taskref_io *io)
 {
@@ -378,8 +399,8 @@ static void ref_depthwise_conv2d(const struct taskref_io *io)
 	int64_t N = DM("N"), C = DM("C"), H = DM("H"), W = DM("W");
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t c = 0; c < C; c++)
-			conv3x3(TS("x") + (n * C + c) * H * W, TS("w") + c * 9, TS("b") + c, TS("y") + (n * C + c) * H * W,
-				1, 1, 1, H, W);
+			conv3x3(TS("x") + (n * C + c) * H * W, TS("w") + c * 9, TS("b") + c,
+				TS("y") + (n * C + c) * H * W, 1, 1, 1, H, W);
 }
 
 static void ref_maxpool2d(const struct taskref_io *io)
@@ -498,16 +519,16 @@ static double *gemm_bias(const struct taskref_io *io)
 	return h;
 }
 
-#define GEMM_EPI(fname, expr)                                                                              \
-	static void fname(const struct taskref_io *io)                                                     \
-	{                                                                                                  \
-		double *hh = gemm_bias(io);                                                                \
-		int64_t n = DM("M") * DM("N");                                                             \
-		for (int64_t i = 0; i < n; i++) {                                                          \
-			double h = hh[i];                                                                  \
-			TS("y")[i] = (expr);                                                               \
-		}                                                                                          \
-		free(hh);                                                                                  \
+#define GEMM_EPI(fname, expr)                                                                                \
+	static void fname(const struct taskref_io *io)                                                       \
+	{                                                                                                    \
+		double *hh = gemm_bias(io);                                                                  \
+		int64_t n = DM("M") * DM("N");                                                               \
+		for (int64_t i = 0; i < n; i++) {                                                            \
+			double h = hh[i];                                                                    \
+			TS("y")[i] = (expr);                                                                 \
+		}                                                                                            \
+		free(hh);                                                                                    \
 	}
 GEMM_EPI(ref_gemm_bias_relu, h > 0 ? h : 0.0)
 GEMM_EPI(ref_gemm_bias_gelu, gelu(h))
@@ -604,7 +625,8 @@ static void ref_conv2d_bn_relu(const struct taskref_io *io)
 		for (int64_t co = 0; co < CO; co++)
 			for (int64_t s = 0; s < HW; s++) {
 				int64_t i = (n * CO + co) * HW + s;
-				double v = TS("gamma")[co] * (c[i] - TS("bn_mean")[co]) / sqrt(TS("bn_var")[co] + PR("eps")) +
+				double v = TS("gamma")[co] * (c[i] - TS("bn_mean")[co]) /
+					       sqrt(TS("bn_var")[co] + PR("eps")) +
 					   TS("beta")[co];
 				TS("y")[i] = v > 0 ? v : 0;
 			}
@@ -648,20 +670,22 @@ static void ref_mlp_relu(const struct taskref_io *io)
 
 static void ref_causal_self_attention(const struct taskref_io *io)
 {
-	causal_mha(TS("x"), TS("w_qkv"), TS("b_qkv"), TS("w_o"), TS("b_o"), TS("y"), DM("B"), DM("T"), DM("H"),
-		   DM("D"));
+	causal_mha(TS("x"), TS("w_qkv"), TS("b_qkv"), TS("w_o"), TS("b_o"), TS("y"), DM("B"), DM("T"),
+		   DM("H"), DM("D"));
 }
 
 static void ref_transformer_layer(const struct taskref_io *io)
 {
 	int64_t BT = DM("B") * DM("T"), C = DM("H") * DM("D");
 	double eps = PR("eps");
-	double *a = scratch((size_t)(BT * C)), *att = scratch((size_t)(BT * C)), *x1 = scratch((size_t)(BT * C));
+	double *a = scratch((size_t)(BT * C)), *att = scratch((size_t)(BT * C)),
+	       *x1 = scratch((size_t)(BT * C));
 	double *hid = scratch((size_t)(BT * 4 * C)), *mlp = scratch((size_t)(BT * C));
 	const double *x = TS("x");
 	for (int64_t r = 0; r < BT; r++)
 		layernorm_vec(x + r * C, TS("ln1_w"), TS("ln1_b"), a + r * C, C, eps);
-	causal_mha(a, TS("w_qkv"), TS("b_qkv"), TS("w_o"), TS("b_o"), att, DM("B"), DM("T"), DM("H"), DM("D"));
+	causal_mha(a, TS("w_qkv"), TS("b_qkv"), TS("w_o"), TS("b_o"), att, DM("B"), DM("T"), DM("H"),
+		   DM("D"));
 	for (int64_t i = 0; i < BT * C; i++)
 		x1[i] = x[i] + att[i];
 	for (int64_t r = 0; r < BT; r++)
@@ -758,7 +782,8 @@ static void ref_selective_scan(const struct taskref_io *io)
 				double delta = z > 700 ? z : log1p(exp(z));
 				double y = TS("Dskip")[d] * u[i];
 				for (int64_t n = 0; n < N; n++) {
-					h[n] = exp(delta * A[d * N + n]) * h[n] + delta * Bm[(b * L + t) * N + n] * u[i];
+					h[n] = exp(delta * A[d * N + n]) * h[n] +
+					       delta * Bm[(b * L + t) * N + n] * u[i];
 					y += Cm[(b * L + t) * N + n] * h[n];
 				}
 				TS("y")[i] = y;
@@ -770,73 +795,73 @@ static void ref_selective_scan(const struct taskref_io *io)
 /* ---- the table ----------------------------------------------------------------------------------- */
 
 static const struct taskref_entry table[] = {
-	{"matmul_square_f32", ref_matmul_square},
-	{"matmul_square_f16", ref_matmul_square},
-	{"matmul_square_bf16", ref_matmul_square},
-	{"matmul_tall_skinny_f32", ref_matmul_mnk},
-	{"matmul_batched_f32", ref_matmul_batched},
-	{"matvec_f32", ref_matvec},
-	{"matmul_transposed_a_f32", ref_matmul_transposed_a},
-	{"matmul_transposed_b_f32", ref_matmul_transposed_b},
-	{"relu_f32", ref_relu},
-	{"leaky_relu_f32", ref_leaky_relu},
-	{"gelu_f32", ref_gelu},
-	{"silu_f32", ref_silu},
-	{"tanh_f32", ref_tanh},
-	{"sigmoid_f32", ref_sigmoid},
-	{"softplus_f32", ref_softplus},
-	{"elu_f32", ref_elu},
-	{"sum_reduce_f32", ref_sum_reduce},
-	{"mean_reduce_f32", ref_mean_reduce},
-	{"max_reduce_f32", ref_max_reduce},
-	{"min_reduce_f32", ref_min_reduce},
-	{"argmax_f32", ref_argmax},
-	{"softmax_f32", ref_softmax},
-	{"softmax_f16", ref_softmax},
-	{"log_softmax_f32", ref_log_softmax},
-	{"layernorm_f32", ref_layernorm},
-	{"layernorm_f16", ref_layernorm},
-	{"rmsnorm_f32", ref_rmsnorm},
-	{"rmsnorm_bf16", ref_rmsnorm},
-	{"batchnorm_inference_f32", ref_batchnorm},
-	{"conv1d_f32", ref_conv1d},
-	{"conv2d_f32", ref_conv2d},
-	{"depthwise_conv2d_f32", ref_depthwise_conv2d},
-	{"maxpool2d_f32", ref_maxpool2d},
-	{"avgpool2d_f32", ref_avgpool2d},
-	{"cumsum_f32", ref_cumsum},
-	{"cross_entropy_f32", ref_cross_entropy},
-	{"mse_loss_f32", ref_mse_loss},
-	{"cosine_similarity_f32", ref_cosine_similarity},
-	{"l2_normalize_f32", ref_l2_normalize},
-	{"transpose_f32", ref_transpose},
-	{"embedding_f32", ref_embedding},
-	{"sdpa_f32", ref_sdpa},
-	{"sdpa_f16", ref_sdpa},
-	{"sdpa_bf16", ref_sdpa},
-	{"gemm_bias_relu_f32", ref_gemm_bias_relu},
-	{"gemm_bias_gelu_bf16", ref_gemm_bias_gelu},
-	{"gemm_bias_tanh_scale_f32", ref_gemm_bias_tanh_scale},
-	{"gemm_scale_residual_f32", ref_gemm_scale_residual},
-	{"gemm_sigmoid_scale_residual_f32", ref_gemm_sigmoid_scale_residual},
-	{"swiglu_f32", ref_swiglu},
-	{"swiglu_f16", ref_swiglu},
-	{"gemm_bias_layernorm_f32", ref_gemm_bias_layernorm},
-	{"gemm_bias_rmsnorm_f32", ref_gemm_bias_rmsnorm},
-	{"gemm_bias_softmax_f32", ref_gemm_bias_softmax},
-	{"bmm_scale_softmax_f32", ref_bmm_scale_softmax},
-	{"conv2d_bias_relu_f32", ref_conv2d_bias_relu},
-	{"conv2d_bias_residual_relu_f32", ref_conv2d_bias_residual_relu},
-	{"conv2d_bn_relu_f32", ref_conv2d_bn_relu},
-	{"conv1d_bias_gelu_f32", ref_conv1d_bias_gelu},
-	{"conv2d_relu_maxpool_f32", ref_conv2d_relu_maxpool},
-	{"mlp_relu_f32", ref_mlp_relu},
-	{"causal_self_attention_f32", ref_causal_self_attention},
-	{"transformer_layer_f32", ref_transformer_layer},
-	{"conv_residual_block_f32", ref_conv_residual_block},
-	{"lstm_cell_f32", ref_lstm_cell},
-	{"gru_cell_f32", ref_gru_cell},
-	{"selective_scan_f32", ref_selective_scan},
+    {"matmul_square_f32", ref_matmul_square},
+    {"matmul_square_f16", ref_matmul_square},
+    {"matmul_square_bf16", ref_matmul_square},
+    {"matmul_tall_skinny_f32", ref_matmul_mnk},
+    {"matmul_batched_f32", ref_matmul_batched},
+    {"matvec_f32", ref_matvec},
+    {"matmul_transposed_a_f32", ref_matmul_transposed_a},
+    {"matmul_transposed_b_f32", ref_matmul_transposed_b},
+    {"relu_f32", ref_relu},
+    {"leaky_relu_f32", ref_leaky_relu},
+    {"gelu_f32", ref_gelu},
+    {"silu_f32", ref_silu},
+    {"tanh_f32", ref_tanh},
+    {"sigmoid_f32", ref_sigmoid},
+    {"softplus_f32", ref_softplus},
+    {"elu_f32", ref_elu},
+    {"sum_reduce_f32", ref_sum_reduce},
+    {"mean_reduce_f32", ref_mean_reduce},
+    {"max_reduce_f32", ref_max_reduce},
+    {"min_reduce_f32", ref_min_reduce},
+    {"argmax_f32", ref_argmax},
+    {"softmax_f32", ref_softmax},
+    {"softmax_f16", ref_softmax},
+    {"log_softmax_f32", ref_log_softmax},
+    {"layernorm_f32", ref_layernorm},
+    {"layernorm_f16", ref_layernorm},
+    {"rmsnorm_f32", ref_rmsnorm},
+    {"rmsnorm_bf16", ref_rmsnorm},
+    {"batchnorm_inference_f32", ref_batchnorm},
+    {"conv1d_f32", ref_conv1d},
+    {"conv2d_f32", ref_conv2d},
+    {"depthwise_conv2d_f32", ref_depthwise_conv2d},
+    {"maxpool2d_f32", ref_maxpool2d},
+    {"avgpool2d_f32", ref_avgpool2d},
+    {"cumsum_f32", ref_cumsum},
+    {"cross_entropy_f32", ref_cross_entropy},
+    {"mse_loss_f32", ref_mse_loss},
+    {"cosine_similarity_f32", ref_cosine_similarity},
+    {"l2_normalize_f32", ref_l2_normalize},
+    {"transpose_f32", ref_transpose},
+    {"embedding_f32", ref_embedding},
+    {"sdpa_f32", ref_sdpa},
+    {"sdpa_f16", ref_sdpa},
+    {"sdpa_bf16", ref_sdpa},
+    {"gemm_bias_relu_f32", ref_gemm_bias_relu},
+    {"gemm_bias_gelu_bf16", ref_gemm_bias_gelu},
+    {"gemm_bias_tanh_scale_f32", ref_gemm_bias_tanh_scale},
+    {"gemm_scale_residual_f32", ref_gemm_scale_residual},
+    {"gemm_sigmoid_scale_residual_f32", ref_gemm_sigmoid_scale_residual},
+    {"swiglu_f32", ref_swiglu},
+    {"swiglu_f16", ref_swiglu},
+    {"gemm_bias_layernorm_f32", ref_gemm_bias_layernorm},
+    {"gemm_bias_rmsnorm_f32", ref_gemm_bias_rmsnorm},
+    {"gemm_bias_softmax_f32", ref_gemm_bias_softmax},
+    {"bmm_scale_softmax_f32", ref_bmm_scale_softmax},
+    {"conv2d_bias_relu_f32", ref_conv2d_bias_relu},
+    {"conv2d_bias_residual_relu_f32", ref_conv2d_bias_residual_relu},
+    {"conv2d_bn_relu_f32", ref_conv2d_bn_relu},
+    {"conv1d_bias_gelu_f32", ref_conv1d_bias_gelu},
+    {"conv2d_relu_maxpool_f32", ref_conv2d_relu_maxpool},
+    {"mlp_relu_f32", ref_mlp_relu},
+    {"causal_self_attention_f32", ref_causal_self_attention},
+    {"transformer_layer_f32", ref_transformer_layer},
+    {"conv_residual_block_f32", ref_conv_residual_block},
+    {"lstm_cell_f32", ref_lstm_cell},
+    {"gru_cell_f32", ref_gru_cell},
+    {"selective_scan_f32", ref_selective_scan},
 };
 
 taskref_fn taskref_find(const char *task)

@@ -17,7 +17,7 @@ static void test_render(void)
 	struct kf_err err = KF_ERR_INIT;
 	const char *t1 = "x {{a}} {{ a }}{{#a}}[yes]{{/a}}{{^empty}}[no]{{/empty}}{{#null}}[never]{{/null}}";
 	const char *t2 = "start\n{{#a}}\nkept line\n{{/a}}\n{{#empty}}\ndropped line\n{{/empty}}\nend\n";
-	const char *bad[] = {"{{nope}}",	 "{{#a}}open", "{{/a}}", "{{a",
+	const char *bad[] = {"{{nope}}",         "{{#a}}open", "{{/a}}", "{{a",
 			     "{{#a}}{{/empty}}", "{{}}",       "{{a b}}"};
 
 	CHECK(kf_tmpl_render(t1, strlen(t1), v, KF_ARRAY_SIZE(v), &out, &err) == KF_OK);

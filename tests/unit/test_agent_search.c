@@ -42,7 +42,8 @@ static void test_strategy_names(void)
 
 static void test_cells(void)
 {
-	CHECK_EQ_INT(kf_search_cell("shared_memory,loop_unroll", 1000), kf_search_cell("shared_memory,loop_unroll", 1020));
+	CHECK_EQ_INT(kf_search_cell("shared_memory,loop_unroll", 1000),
+		     kf_search_cell("shared_memory,loop_unroll", 1020));
 	CHECK(kf_search_cell("shared_memory", 300) != kf_search_cell("shared_memory", 9000));
 	int c = kf_search_cell(NULL, 0);
 	CHECK(c >= 0 && c < 48);
@@ -74,7 +75,8 @@ static void test_evo_repair_then_exploit(void)
 	CHECK(p.parent != 3);
 	CHECK(strcmp(p.why, "repair") != 0);
 	/* correct kernels: exploitation returns the island's best */
-	struct kf_search_cand a = mk(0, true, 1.5, 0, 3), b = mk(0, true, 2.5, 0, 7), c = mk(0, true, 0.7, 1, 3);
+	struct kf_search_cand a = mk(0, true, 1.5, 0, 3), b = mk(0, true, 2.5, 0, 7),
+			      c = mk(0, true, 0.7, 1, 3);
 	kf_search_add(s, &a, false);
 	kf_search_add(s, &b, false);
 	kf_search_add(s, &c, false);
@@ -119,7 +121,8 @@ static void test_evo_reproducible(void)
 			kf_rng_seed(&rng, 1234 ^ kf_mix64((uint64_t)i + 1));
 			kf_search_pick(s, (uint64_t)i, &rng, &p);
 			picks[run][i] = p.parent;
-			struct kf_search_cand c = mk(p.parent, i % 7 != 3, 1.0 + (i * 37 % 11) / 10.0, p.island, i % 5);
+			struct kf_search_cand c =
+			    mk(p.parent, i % 7 != 3, 1.0 + (i * 37 % 11) / 10.0, p.island, i % 5);
 			kf_search_add(s, &c, true);
 		}
 		kf_search_free(s);
@@ -182,5 +185,5 @@ static void test_mcts_tree(void)
 	kf_search_free(s);
 }
 
-KF_TEST_MAIN(TEST(test_strategy_names), TEST(test_cells), TEST(test_evo_repair_then_exploit), TEST(test_evo_migration),
-	     TEST(test_evo_reproducible), TEST(test_mcts_tree))
+KF_TEST_MAIN(TEST(test_strategy_names), TEST(test_cells), TEST(test_evo_repair_then_exploit),
+	     TEST(test_evo_migration), TEST(test_evo_reproducible), TEST(test_mcts_tree))

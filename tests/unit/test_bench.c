@@ -13,8 +13,8 @@
 
 static char tmpdir[] = "/tmp/kf-test-bench.XXXXXX";
 
-static struct kf_bench_task mk(const char *name, int level, const char *cat, const char *status, bool compiled,
-			       double sp, double lo, double hi)
+static struct kf_bench_task mk(const char *name, int level, const char *cat, const char *status,
+			       bool compiled, double sp, double lo, double hi)
 {
 	struct kf_bench_task t;
 	memset(&t, 0, sizeof(t));
@@ -85,7 +85,8 @@ static void test_geomean(void)
 	CHECK_NEAR(kf_bench_geomean(t + 3, 2, &n), 0, 0);
 	CHECK_EQ_INT(n, 0);
 	/* 4 and 0.25 cancel */
-	struct kf_bench_task u[2] = {mk("x", 1, "", "pass", true, 4, 3, 5), mk("y", 1, "", "pass", true, 0.25, 0.2, 0.3)};
+	struct kf_bench_task u[2] = {mk("x", 1, "", "pass", true, 4, 3, 5),
+				     mk("y", 1, "", "pass", true, 0.25, 0.2, 0.3)};
 	CHECK_NEAR(kf_bench_geomean(u, 2, NULL), 1.0, 1e-12);
 }
 
@@ -166,7 +167,8 @@ static void test_render(void)
 	CHECK(o != NULL);
 	cJSON *ov = cJSON_GetObjectItem(o, "overall");
 	CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(ov, "fast_p"), "0.5")->valuedouble, 0.4, 1e-12);
-	CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(ov, "fast_p_significant"), "1")->valuedouble, 0.2, 1e-12);
+	CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(ov, "fast_p_significant"), "1")->valuedouble, 0.2,
+		   1e-12);
 	CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(o, "levels")), 2);
 	CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(o, "tasks")), 5);
 	CHECK_STR(cJSON_GetObjectItem(o, "clock")->valuestring, "cpu");
@@ -183,7 +185,8 @@ static void test_render(void)
 	CHECK_EQ_INT(kf_bench_render_md(&b, &info, t, 5, m, 3), KF_OK);
 	CHECK_CONTAINS(b.data, "CPU clock");
 	CHECK_CONTAINS(b.data, "| fast_p (all) | 0.600 | 0.400 | 0.400 | 0.400 | 0.200 | 0.200 |");
-	CHECK_CONTAINS(b.data, "| fast_p significant (all) | 0.600 | 0.400 | 0.400 | 0.200 | 0.200 | 0.200 |");
+	CHECK_CONTAINS(b.data,
+		       "| fast_p significant (all) | 0.600 | 0.400 | 0.400 | 0.200 | 0.200 | 0.200 |");
 	CHECK_CONTAINS(b.data, "got 1, want 2 \\| ");
 
 	kf_buf_reset(&b);
@@ -224,7 +227,8 @@ static int64_t add_cand(struct kf_kb *kb, int64_t run, int64_t parent, const cha
 			       .toolchain = "g++",
 			       .dtype = "f32",
 			       .verdict = verdict,
-			       .reason = !strcmp(verdict, "pass") ? "3 shapes passed" : "wrong at N=1024\nsecond line",
+			       .reason = !strcmp(verdict, "pass") ? "3 shapes passed"
+								  : "wrong at N=1024\nsecond line",
 			       .seed = 7,
 			       .speedup = speedup,
 			       .n_shapes = 1,
@@ -252,7 +256,8 @@ static void fix_open(struct fix *f, const char *name)
 	snprintf(path, sizeof(path), "%s/%s.db", tmpdir, name);
 	unlink(path);
 	CHECK_EQ_INT(kf_kb_open(path, 0, &f->kb, &err), KF_OK);
-	struct kf_kb_task t = {.name = "vadd", .hash = "00ff", .category = "elementwise", .level = 1, .title = "add"};
+	struct kf_kb_task t = {
+	    .name = "vadd", .hash = "00ff", .category = "elementwise", .level = 1, .title = "add"};
 	CHECK_EQ_INT(kf_kb_task_put(f->kb, &t, &f->task_id, &err), KF_OK);
 	struct kf_kb_run r = {.task_id = f->task_id,
 			      .strategy = "evo",
@@ -262,8 +267,14 @@ static void fix_open(struct fix *f, const char *name)
 			      .seed = 42,
 			      .budget_calls = 4};
 	CHECK_EQ_INT(kf_kb_run_begin(f->kb, &r, &f->run_id, &err), KF_OK);
-	struct kf_kb_llm_call call = {.run_id = f->run_id, .seq = -1, .provider = "replay", .model = "m1",
-				      .prompt = "[]", .response = "x", .tokens_in = 100, .tokens_out = 50,
+	struct kf_kb_llm_call call = {.run_id = f->run_id,
+				      .seq = -1,
+				      .provider = "replay",
+				      .model = "m1",
+				      .prompt = "[]",
+				      .response = "x",
+				      .tokens_in = 100,
+				      .tokens_out = 50,
 				      .cost_usd = 0.25};
 	int64_t cid;
 	CHECK_EQ_INT(kf_kb_record_llm_call(f->kb, &call, &cid, NULL, &err), KF_OK);
@@ -271,7 +282,8 @@ static void fix_open(struct fix *f, const char *name)
 	 * of that is wrong */
 	f->cand[0] = add_cand(f->kb, f->run_id, 0, "seed", "// seed\nk0", "pass", 1.0, 0.9, 1.1);
 	f->cand[1] = add_cand(f->kb, f->run_id, f->cand[0], "diff", "k1 ```", "compile_error", 0, 0, 0);
-	f->cand[2] = add_cand(f->kb, f->run_id, f->cand[0], "rewrite", "// best <kernel>\nk2", "pass", 2.0, 1.5, 2.5);
+	f->cand[2] =
+	    add_cand(f->kb, f->run_id, f->cand[0], "rewrite", "// best <kernel>\nk2", "pass", 2.0, 1.5, 2.5);
 	f->cand[3] = add_cand(f->kb, f->run_id, f->cand[2], "diff", "k3", "wrong_output", 0, 0, 0);
 	CHECK_EQ_INT(kf_kb_run_set_status(f->kb, f->run_id, "done", &err), KF_OK);
 	/* run2: nothing verified; run3: verified but slower than the reference */
@@ -345,12 +357,14 @@ static void test_run_report(void)
 	CHECK_CONTAINS(b.data, "| seed | 42 |");
 	CHECK_CONTAINS(b.data, "1 calls, 100 tokens in, 50 tokens out, $0.2500");
 	/* lineage: the winner, then the seed */
-	snprintf(want, sizeof(want), "| %lld | %lld | rewrite | 2.000x |", (long long)f.cand[2], (long long)f.cand[0]);
+	snprintf(want, sizeof(want), "| %lld | %lld | rewrite | 2.000x |", (long long)f.cand[2],
+		 (long long)f.cand[0]);
 	CHECK_CONTAINS(b.data, want);
 	snprintf(want, sizeof(want), "| %lld | 0 | seed | 1.000x |", (long long)f.cand[0]);
 	CHECK_CONTAINS(b.data, want);
 	/* attempts: every candidate with its verdict and a one-line reason */
-	snprintf(want, sizeof(want), "| %lld | %lld | diff | compile_error | - | wrong at N=1024 second line |",
+	snprintf(want, sizeof(want),
+		 "| %lld | %lld | diff | compile_error | - | wrong at N=1024 second line |",
 		 (long long)f.cand[1], (long long)f.cand[0]);
 	CHECK_CONTAINS(b.data, want);
 	CHECK_CONTAINS(b.data, "| wrong_output | 1 |");
@@ -399,7 +413,8 @@ static void test_run_report(void)
 	cJSON_Delete(o);
 
 	/* a search's root candidate is the task's reference: shown as such, not counted as an attempt */
-	struct kf_kb_run r4 = {.task_id = f.task_id, .strategy = "mcts", .provider = "openai", .model = "m2", .backend = "cpu"};
+	struct kf_kb_run r4 = {
+	    .task_id = f.task_id, .strategy = "mcts", .provider = "openai", .model = "m2", .backend = "cpu"};
 	int64_t run4 = 0, ref_id = 0;
 	CHECK_EQ_INT(kf_kb_run_begin(f.kb, &r4, &run4, &err), KF_OK);
 	struct kf_kb_candidate ref = {.run_id = run4, .edit_kind = "reference", .source = "ref"};
@@ -426,10 +441,9 @@ static void test_run_report(void)
 
 int main(int argc, char **argv)
 {
-	static const struct kf_test_case cases[] = {TEST(test_fast_p),        TEST(test_geomean),
-						    TEST(test_metrics_levels), TEST(test_p_parse),
-						    TEST(test_render),         TEST(test_task_from_run),
-						    TEST(test_run_report)};
+	static const struct kf_test_case cases[] = {
+	    TEST(test_fast_p), TEST(test_geomean),       TEST(test_metrics_levels), TEST(test_p_parse),
+	    TEST(test_render), TEST(test_task_from_run), TEST(test_run_report)};
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;

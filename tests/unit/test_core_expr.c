@@ -44,9 +44,9 @@ static void test_precedence(void)
 {
 	CHECK_EQ_INT(ev("1+2*3"), 7);
 	CHECK_EQ_INT(ev("(1+2)*3"), 9);
-	CHECK_EQ_INT(ev("10-4-3"), 3);      /* left associative */
+	CHECK_EQ_INT(ev("10-4-3"), 3); /* left associative */
 	CHECK_EQ_INT(ev("100/10/5"), 2);
-	CHECK_EQ_INT(ev("2*3%4"), 2);       /* (2*3)%4 */
+	CHECK_EQ_INT(ev("2*3%4"), 2); /* (2*3)%4 */
 	CHECK_EQ_INT(ev("-2*3"), -6);
 	CHECK_EQ_INT(ev("-(2+3)*2"), -10);
 	CHECK_EQ_INT(ev("--5"), 5);
@@ -208,13 +208,13 @@ static void test_random_inputs(void)
 		}
 		src[n] = '\0';
 		st = kf_expr_eval(src, &s, &v, &err);
-		CHECKF(st == KF_OK || st == KF_ERR_PARSE || st == KF_ERR_INVALID || st == KF_ERR_RANGE, "'%s': %s", src,
-		       kf_status_name(st));
+		CHECKF(st == KF_OK || st == KF_ERR_PARSE || st == KF_ERR_INVALID || st == KF_ERR_RANGE,
+		       "'%s': %s", src, kf_status_name(st));
 		CHECKF(st == KF_OK || err.msg[0], "'%s': error without a message", src);
 		st = kf_expr_check(src, NULL, 0, &err);
 		CHECKF(st == KF_OK || st == KF_ERR_PARSE, "'%s': check gave %s", src, kf_status_name(st));
 	}
 }
 
-KF_TEST_MAIN(TEST(test_random_inputs), TEST(test_precedence), TEST(test_functions), TEST(test_negatives), TEST(test_range_errors),
-	     TEST(test_syntax_and_names), TEST(test_check), TEST(test_shape))
+KF_TEST_MAIN(TEST(test_random_inputs), TEST(test_precedence), TEST(test_functions), TEST(test_negatives),
+	     TEST(test_range_errors), TEST(test_syntax_and_names), TEST(test_check), TEST(test_shape))

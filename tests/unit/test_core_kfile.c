@@ -16,16 +16,16 @@ static const char *str_of(const char *s)
 static struct kf_task *task;
 
 static const char *TASK_JSON =
-	"{\"format\": \"kforge-task/1\", \"name\": \"t\", \"title\": \"t\", \"category\": \"test\", \"level\": 1,"
-	" \"description\": \"d\", \"dims\": [\"B\", \"N\"],"
-	" \"shapes\": {\"public\": [{\"B\": 4, \"N\": 1000}]},"
-	" \"tensors\": [{\"name\": \"x\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]},"
-	"              {\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f16\", \"shape\": [\"B\"]}],"
-	" \"params\": [{\"name\": \"eps\", \"dtype\": \"f32\", \"value\": 0.5},"
-	"            {\"name\": \"alpha\", \"dtype\": \"f64\", \"value\": 2.25},"
-	"            {\"name\": \"k\", \"dtype\": \"i32\", \"value\": -7},"
-	"            {\"name\": \"big\", \"dtype\": \"i64\", \"value\": 5000000000}],"
-	" \"reference\": \"r.cu\"}";
+    "{\"format\": \"kforge-task/1\", \"name\": \"t\", \"title\": \"t\", \"category\": \"test\", \"level\": 1,"
+    " \"description\": \"d\", \"dims\": [\"B\", \"N\"],"
+    " \"shapes\": {\"public\": [{\"B\": 4, \"N\": 1000}]},"
+    " \"tensors\": [{\"name\": \"x\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]},"
+    "              {\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f16\", \"shape\": [\"B\"]}],"
+    " \"params\": [{\"name\": \"eps\", \"dtype\": \"f32\", \"value\": 0.5},"
+    "            {\"name\": \"alpha\", \"dtype\": \"f64\", \"value\": 2.25},"
+    "            {\"name\": \"k\", \"dtype\": \"i32\", \"value\": -7},"
+    "            {\"name\": \"big\", \"dtype\": \"i64\", \"value\": 5000000000}],"
+    " \"reference\": \"r.cu\"}";
 
 static void test_setup(void)
 {
@@ -51,20 +51,23 @@ static enum kf_status parse(const char *src, struct kf_kfile **k, struct kf_err 
 static void test_parse_good(void)
 {
 	const char *src =
-		"// a file with two launches and a scratch buffer\n"
-		"//kforge:scratch partial f32 (cdiv(N, 256) * B)\n"
-		"   //   kforge:launch   reduce_a grid=( cdiv(N,256) , B ) block = (256) smem=(256*4)  args=(x, partial, B, long(N), 3, -1)\n"
-		"// kforge:launch reduce_b grid=(B) block=(32,2,1) args=(partial,y,eps,alpha,k,big)\n"
-		"const char *s = \"// kforge:nonsense inside a string is not a comment\";\n"
-		"/* extern \"C\" __global__ void commented_out(int x) {} */\n"
-		"extern \"C\" __global__ void __launch_bounds__(256, 2) reduce_a(const float *x, float *p, int B,\n"
-		"                                                      long long N, int a, int b) { }\n"
-		"extern \"C\" {\n"
-		"__global__ void reduce_b(const float *p, void *y, float e, double a, int k, long long g) { if (k) { } }\n"
-		"__device__ int helper(int v) { return v; }\n"
-		"__global__ void\n   third ( ) { }\n"
-		"}\n"
-		"__global__ void not_extern_c(int x) { }\n";
+	    "// a file with two launches and a scratch buffer\n"
+	    "//kforge:scratch partial f32 (cdiv(N, 256) * B)\n"
+	    "   //   kforge:launch   reduce_a grid=( cdiv(N,256) , B ) block = (256) smem=(256*4)  args=(x, "
+	    "partial, B, long(N), 3, -1)\n"
+	    "// kforge:launch reduce_b grid=(B) block=(32,2,1) args=(partial,y,eps,alpha,k,big)\n"
+	    "const char *s = \"// kforge:nonsense inside a string is not a comment\";\n"
+	    "/* extern \"C\" __global__ void commented_out(int x) {} */\n"
+	    "extern \"C\" __global__ void __launch_bounds__(256, 2) reduce_a(const float *x, float *p, int "
+	    "B,\n"
+	    "                                                      long long N, int a, int b) { }\n"
+	    "extern \"C\" {\n"
+	    "__global__ void reduce_b(const float *p, void *y, float e, double a, int k, long long g) { if "
+	    "(k) { } }\n"
+	    "__device__ int helper(int v) { return v; }\n"
+	    "__global__ void\n   third ( ) { }\n"
+	    "}\n"
+	    "__global__ void not_extern_c(int x) { }\n";
 	struct kf_kfile *k = NULL;
 	struct kf_err err;
 
@@ -109,25 +112,28 @@ struct bad {
 };
 
 static const struct bad bad_parse[] = {
-	{"int a;\n// kforge:launch k grid=(B block=(1) args=(x)\n", "k.cu:2: malformed launch directive", NULL},
-	{"// kforge:launch k grid=(B) args=(x)\n", "k.cu:1: malformed launch directive", NULL},
-	{"\n\n\n// kforge:lunch k grid=(B) block=(1) args=(x)\n", "k.cu:4: unknown directive 'kforge:lunch'", NULL},
-	{"/* kforge:launch k grid=(B) block=(1) args=(x) */\n", "k.cu:1:", "own"},
-	{"int x; // kforge:launch k grid=(B) block=(1) args=(x)\n", "k.cu:1:", "own"},
-	{"// see kforge: docs\n", "k.cu:1:", "not a directive"},
-	{"// kforge:launch k grid=(B) block=(1) args=(x) extra\n", "k.cu:1: malformed", NULL},
-	{"// kforge:launch k grid=(1,2,3,4) block=(1) args=(x)\n", "k.cu:1: grid=(1,2,3,4): needs 1 to 3", NULL},
-	{"// kforge:launch k grid=() block=(1) args=(x)\n", "k.cu:1: grid=()", NULL},
-	{"// kforge:launch k grid=(B+) block=(1) args=(x)\n", "k.cu:1: grid[0]: unexpected end", NULL},
-	{"// kforge:launch k grid=(1) block=(1) smem=(1,2) args=(x)\n", "k.cu:1: smem=(1,2)", NULL},
-	{"// kforge:launch k grid=(1) block=(1) args=(x+1)\n", "k.cu:1: args[0]: bad argument 'x+1'", NULL},
-	{"// kforge:launch k grid=(1) block=(1) args=(x, 3000000000)\n", "k.cu:1: args[1]: literal 3000000000", NULL},
-	{"// kforge:scratch s f8 (N)\n// kforge:launch k grid=(1) block=(1) args=(s)\n", "k.cu:1: scratch 's': unknown dtype 'f8'",
-	 NULL},
-	{"// kforge:scratch s f32 (N)\n// kforge:scratch s f32 (B)\n// kforge:launch k grid=(1) block=(1) args=(s)\n",
-	 "k.cu:2: scratch 's' already declared on line 1", NULL},
-	{"// kforge:scratch s f32 N\n", "k.cu:1: malformed scratch directive", NULL},
-	{"extern \"C\" __global__ void k() {}\n", "k.cu: no '// kforge:launch' directive", NULL},
+    {"int a;\n// kforge:launch k grid=(B block=(1) args=(x)\n", "k.cu:2: malformed launch directive", NULL},
+    {"// kforge:launch k grid=(B) args=(x)\n", "k.cu:1: malformed launch directive", NULL},
+    {"\n\n\n// kforge:lunch k grid=(B) block=(1) args=(x)\n", "k.cu:4: unknown directive 'kforge:lunch'",
+     NULL},
+    {"/* kforge:launch k grid=(B) block=(1) args=(x) */\n", "k.cu:1:", "own"},
+    {"int x; // kforge:launch k grid=(B) block=(1) args=(x)\n", "k.cu:1:", "own"},
+    {"// see kforge: docs\n", "k.cu:1:", "not a directive"},
+    {"// kforge:launch k grid=(B) block=(1) args=(x) extra\n", "k.cu:1: malformed", NULL},
+    {"// kforge:launch k grid=(1,2,3,4) block=(1) args=(x)\n", "k.cu:1: grid=(1,2,3,4): needs 1 to 3", NULL},
+    {"// kforge:launch k grid=() block=(1) args=(x)\n", "k.cu:1: grid=()", NULL},
+    {"// kforge:launch k grid=(B+) block=(1) args=(x)\n", "k.cu:1: grid[0]: unexpected end", NULL},
+    {"// kforge:launch k grid=(1) block=(1) smem=(1,2) args=(x)\n", "k.cu:1: smem=(1,2)", NULL},
+    {"// kforge:launch k grid=(1) block=(1) args=(x+1)\n", "k.cu:1: args[0]: bad argument 'x+1'", NULL},
+    {"// kforge:launch k grid=(1) block=(1) args=(x, 3000000000)\n", "k.cu:1: args[1]: literal 3000000000",
+     NULL},
+    {"// kforge:scratch s f8 (N)\n// kforge:launch k grid=(1) block=(1) args=(s)\n",
+     "k.cu:1: scratch 's': unknown dtype 'f8'", NULL},
+    {"// kforge:scratch s f32 (N)\n// kforge:scratch s f32 (B)\n// kforge:launch k grid=(1) block=(1) "
+     "args=(s)\n",
+     "k.cu:2: scratch 's' already declared on line 1", NULL},
+    {"// kforge:scratch s f32 N\n", "k.cu:1: malformed scratch directive", NULL},
+    {"extern \"C\" __global__ void k() {}\n", "k.cu: no '// kforge:launch' directive", NULL},
 };
 
 static void test_parse_bad(void)
@@ -141,53 +147,65 @@ static void test_parse_bad(void)
 		CHECKF(strstr(err.msg, bad_parse[i].want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
 		       bad_parse[i].want1);
 		if (bad_parse[i].want2)
-			CHECKF(strstr(err.msg, bad_parse[i].want2) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
-			       bad_parse[i].want2);
+			CHECKF(strstr(err.msg, bad_parse[i].want2) != NULL, "case %zu: '%s' lacks '%s'", i,
+			       err.msg, bad_parse[i].want2);
 	}
 }
 
 static const struct bad bad_bind[] = {
-	{"// kforge:launch nope grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: unknown kernel 'nope'", NULL},
-	{"\n// kforge:launch k grid=(B) block=(1) args=(x, q)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:2: unknown argument 'q'", NULL},
-	{"// kforge:launch k grid=(Q) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: grid[0]: unknown dim 'Q'", NULL},
-	{"// kforge:launch k grid=(B) block=(1) smem=(eps) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: smem: unknown dim 'eps'", NULL},
-	{"// kforge:launch k grid=(B) block=(1) args=(long(x))\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: args[0]: long(x): 'x' is not a dim", NULL},
-	{"// kforge:scratch x f32 (N)\n// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: scratch 'x' has the name of a task tensor", NULL},
-	{"// kforge:scratch s f32 (M)\n// kforge:launch k grid=(B) block=(1) args=(s)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: scratch 's': unknown dim 'M'", NULL},
-	/* the arguments must fit the kernel's parameter list: count and kind */
-	{"// kforge:launch k grid=(B) block=(1) args=(x, y)\nextern \"C\" __global__ void k(float *x) {}\n",
-	 "k.cu:1: kernel 'k' takes 1 parameter but the directive passes 2 arguments", NULL},
-	{"\n// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(const float *x, int n) {}\n",
-	 "k.cu:2: kernel 'k' takes 2 parameters but the directive passes 1 argument", NULL},
-	{"// kforge:launch k grid=(B) block=(1) args=(x, long(N))\nextern \"C\" __global__ void k(float *x, int n) {}\n",
-	 "k.cu:1: args[1]: 'N' is passed as a long long (8 bytes) but parameter 2 of 'k' is 'int n' (an int (4 bytes))",
-	 NULL},
-	{"// kforge:launch k grid=(B) block=(1) args=(N, x)\nextern \"C\" __global__ void k(float *x, int n) {}\n",
-	 "k.cu:1: args[0]: 'N' is passed as an int (4 bytes) but parameter 1 of 'k' is 'float *x' (a device pointer)",
-	 NULL},
-	{"// kforge:launch k grid=(B) block=(1) args=(x, eps)\nextern \"C\" __global__ void k(float *x, double e) {}\n",
-	 "args[1]: 'eps' is passed as a float but parameter 2 of 'k' is 'double e'", NULL},
-	{"// kforge:launch k grid=(B) block=(1) args=(x, 3)\nextern \"C\" __global__ void k(float *x, float s) {}\n",
-	 "args[1]: '3' is passed as an int (4 bytes)", NULL},
-	{"// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(void) {}\n",
-	 "kernel 'k' takes 0 parameters but the directive passes 1 argument", NULL},
-	/* a __global__ that is not extern "C" has a mangled name: not launchable by name */
-	{"// kforge:launch k grid=(B) block=(1) args=(x)\n__global__ void k(float *x) {}\n", "unknown kernel 'k'", NULL},
+    {"// kforge:launch nope grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
+     "k.cu:1: unknown kernel 'nope'", NULL},
+    {"\n// kforge:launch k grid=(B) block=(1) args=(x, q)\nextern \"C\" __global__ void k(float *x) {}\n",
+     "k.cu:2: unknown argument 'q'", NULL},
+    {"// kforge:launch k grid=(Q) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x) {}\n",
+     "k.cu:1: grid[0]: unknown dim 'Q'", NULL},
+    {"// kforge:launch k grid=(B) block=(1) smem=(eps) args=(x)\nextern \"C\" __global__ void k(float *x) "
+     "{}\n",
+     "k.cu:1: smem: unknown dim 'eps'", NULL},
+    {"// kforge:launch k grid=(B) block=(1) args=(long(x))\nextern \"C\" __global__ void k(float *x) {}\n",
+     "k.cu:1: args[0]: long(x): 'x' is not a dim", NULL},
+    {"// kforge:scratch x f32 (N)\n// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ "
+     "void k(float *x) {}\n",
+     "k.cu:1: scratch 'x' has the name of a task tensor", NULL},
+    {"// kforge:scratch s f32 (M)\n// kforge:launch k grid=(B) block=(1) args=(s)\nextern \"C\" __global__ "
+     "void k(float *x) {}\n",
+     "k.cu:1: scratch 's': unknown dim 'M'", NULL},
+    /* the arguments must fit the kernel's parameter list: count and kind */
+    {"// kforge:launch k grid=(B) block=(1) args=(x, y)\nextern \"C\" __global__ void k(float *x) {}\n",
+     "k.cu:1: kernel 'k' takes 1 parameter but the directive passes 2 arguments", NULL},
+    {"\n// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(const float *x, int "
+     "n) {}\n",
+     "k.cu:2: kernel 'k' takes 2 parameters but the directive passes 1 argument", NULL},
+    {"// kforge:launch k grid=(B) block=(1) args=(x, long(N))\nextern \"C\" __global__ void k(float *x, int "
+     "n) {}\n",
+     "k.cu:1: args[1]: 'N' is passed as a long long (8 bytes) but parameter 2 of 'k' is 'int n' (an int (4 "
+     "bytes))",
+     NULL},
+    {"// kforge:launch k grid=(B) block=(1) args=(N, x)\nextern \"C\" __global__ void k(float *x, int n) "
+     "{}\n",
+     "k.cu:1: args[0]: 'N' is passed as an int (4 bytes) but parameter 1 of 'k' is 'float *x' (a device "
+     "pointer)",
+     NULL},
+    {"// kforge:launch k grid=(B) block=(1) args=(x, eps)\nextern \"C\" __global__ void k(float *x, double "
+     "e) {}\n",
+     "args[1]: 'eps' is passed as a float but parameter 2 of 'k' is 'double e'", NULL},
+    {"// kforge:launch k grid=(B) block=(1) args=(x, 3)\nextern \"C\" __global__ void k(float *x, float s) "
+     "{}\n",
+     "args[1]: '3' is passed as an int (4 bytes)", NULL},
+    {"// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(void) {}\n",
+     "kernel 'k' takes 0 parameters but the directive passes 1 argument", NULL},
+    /* a __global__ that is not extern "C" has a mangled name: not launchable by name */
+    {"// kforge:launch k grid=(B) block=(1) args=(x)\n__global__ void k(float *x) {}\n", "unknown kernel 'k'",
+     NULL},
 };
 
 static void test_bind(void)
 {
-	const char *good = "// kforge:scratch tmp f64 (B*2)\n"
-			   "// kforge:launch k grid=(B) block=(1) args=(x, tmp, eps, N, 7, long(B), y)\n"
-			   "extern \"C\" __global__ void k(const float *x, double *t, float e, int n, int seven,\n"
-			   "                              long long b, __half *y) {}\n";
+	const char *good =
+	    "// kforge:scratch tmp f64 (B*2)\n"
+	    "// kforge:launch k grid=(B) block=(1) args=(x, tmp, eps, N, 7, long(B), y)\n"
+	    "extern \"C\" __global__ void k(const float *x, double *t, float e, int n, int seven,\n"
+	    "                              long long b, __half *y) {}\n";
 	struct kf_kfile *k = NULL;
 	struct kf_err err;
 
@@ -225,20 +243,23 @@ static void test_bind(void)
 static void test_signature_lenient(void)
 {
 	static const char *const ok[] = {
-		/* a macro may stand for several parameters */
-		"#define ARGS const float *x, float *y\n// kforge:launch k grid=(B) block=(1) args=(x, y)\n"
-		"extern \"C\" __global__ void k(ARGS) {}\n",
-		/* typedefs and half types are not judged; restrict/const qualifiers are understood */
-		"typedef int myint;\n// kforge:launch k grid=(B) block=(1) args=(x, N, long(B), eps, big, k)\n"
-		"extern \"C\" __global__ void k(const float *__restrict__ x, myint n, const long long b, float e,\n"
-		"                               int64_t g, unsigned q) {}\n",
-		/* a prototype without names, then the definition */
-		"// kforge:launch k grid=(B) block=(1) args=(x, N)\nextern \"C\" __global__ void k(float *, int);\n"
-		"extern \"C\" __global__ void k(float *x, int n) {}\n",
-		/* an #if inside the parameter list makes it unreadable */
-		"// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x\n#if 0\n, int n\n#endif\n) {}\n",
-		/* no parameters, no arguments */
-		"// kforge:launch k grid=(B) block=(1) args=()\nextern \"C\" __global__ void k() {}\n",
+	    /* a macro may stand for several parameters */
+	    "#define ARGS const float *x, float *y\n// kforge:launch k grid=(B) block=(1) args=(x, y)\n"
+	    "extern \"C\" __global__ void k(ARGS) {}\n",
+	    /* typedefs and half types are not judged; restrict/const qualifiers are understood */
+	    "typedef int myint;\n// kforge:launch k grid=(B) block=(1) args=(x, N, long(B), eps, big, k)\n"
+	    "extern \"C\" __global__ void k(const float *__restrict__ x, myint n, const long long b, float "
+	    "e,\n"
+	    "                               int64_t g, unsigned q) {}\n",
+	    /* a prototype without names, then the definition */
+	    "// kforge:launch k grid=(B) block=(1) args=(x, N)\nextern \"C\" __global__ void k(float *, "
+	    "int);\n"
+	    "extern \"C\" __global__ void k(float *x, int n) {}\n",
+	    /* an #if inside the parameter list makes it unreadable */
+	    "// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(float *x\n#if "
+	    "0\n, int n\n#endif\n) {}\n",
+	    /* no parameters, no arguments */
+	    "// kforge:launch k grid=(B) block=(1) args=()\nextern \"C\" __global__ void k() {}\n",
 	};
 	if (!task)
 		return;
@@ -253,7 +274,8 @@ static void test_signature_lenient(void)
 	}
 }
 
-static enum kf_status plan_of(const char *src, const struct kf_shape *s, struct kf_plan **p, struct kf_err *err)
+static enum kf_status plan_of(const char *src, const struct kf_shape *s, struct kf_plan **p,
+			      struct kf_err *err)
 {
 	struct kf_kfile *k = NULL;
 	enum kf_status st = parse(src, &k, err);
@@ -268,13 +290,15 @@ static enum kf_status plan_of(const char *src, const struct kf_shape *s, struct 
 
 static void test_plan(void)
 {
-	const char *src = "// kforge:scratch tmp f64 (cdiv(N, 256) * B)\n"
-			  "// kforge:launch k1 grid=(cdiv(N,256), B) block=(256) smem=(256*4) args=(x, tmp, N, long(B), 7)\n"
-			  "// kforge:launch k2 grid=(B) block=(8, 4, 2) args=(tmp, y, eps, alpha, k, big)\n"
-			  "extern \"C\" {\n"
-			  "__global__ void k1(const float *x, double *t, int n, long long b, int seven) {}\n"
-			  "__global__ void k2(const double *t, __half *y, float e, double a, int k, long long g) {}\n"
-			  "}\n";
+	const char *src =
+	    "// kforge:scratch tmp f64 (cdiv(N, 256) * B)\n"
+	    "// kforge:launch k1 grid=(cdiv(N,256), B) block=(256) smem=(256*4) args=(x, tmp, N, long(B), "
+	    "7)\n"
+	    "// kforge:launch k2 grid=(B) block=(8, 4, 2) args=(tmp, y, eps, alpha, k, big)\n"
+	    "extern \"C\" {\n"
+	    "__global__ void k1(const float *x, double *t, int n, long long b, int seven) {}\n"
+	    "__global__ void k2(const double *t, __half *y, float e, double a, int k, long long g) {}\n"
+	    "}\n";
 	struct kf_shape s = {0};
 	struct kf_plan *p = NULL;
 	struct kf_err err;
@@ -338,16 +362,18 @@ static void test_plan_limits(void)
 		const char *want;
 		const char *params; /* the kernel's parameter list; NULL: "float *x" */
 	} cases[] = {
-		{"// kforge:launch k grid=(B) block=(1025) args=(x)", "k.cu:1: block[0]"},
-		{"// kforge:launch k grid=(B) block=(1, 1, 65) args=(x)", "k.cu:1: block[2]"},
-		{"// kforge:launch k grid=(B) block=(64, 32) args=(x)", "k.cu:1: block has 2048 threads"},
-		{"// kforge:launch k grid=(1, 65536) block=(1) args=(x)", "k.cu:1: grid[1]"},
-		{"// kforge:launch k grid=(2147483648) block=(1) args=(x)", "k.cu:1: grid[0]"},
-		{"// kforge:launch k grid=(B-4) block=(1) args=(x)", "k.cu:1: grid[0] = 'B-4' = 0"},
-		{"// kforge:launch k grid=(N/(B-4)) block=(1) args=(x)", "k.cu:1: grid[0]: division by zero"},
-		{"// kforge:launch k grid=(1) block=(1) smem=(0-1) args=(x)", "k.cu:1: smem"},
-		{"// kforge:scratch s f32 (B-4)\n// kforge:launch k grid=(1) block=(1) args=(s)", "k.cu:1: scratch 's' has 0"},
-		{"\n// kforge:launch k grid=(1) block=(1) args=(N)", "k.cu:2: args[0]: dim N = 3000000000 does not fit", "int n"},
+	    {"// kforge:launch k grid=(B) block=(1025) args=(x)", "k.cu:1: block[0]"},
+	    {"// kforge:launch k grid=(B) block=(1, 1, 65) args=(x)", "k.cu:1: block[2]"},
+	    {"// kforge:launch k grid=(B) block=(64, 32) args=(x)", "k.cu:1: block has 2048 threads"},
+	    {"// kforge:launch k grid=(1, 65536) block=(1) args=(x)", "k.cu:1: grid[1]"},
+	    {"// kforge:launch k grid=(2147483648) block=(1) args=(x)", "k.cu:1: grid[0]"},
+	    {"// kforge:launch k grid=(B-4) block=(1) args=(x)", "k.cu:1: grid[0] = 'B-4' = 0"},
+	    {"// kforge:launch k grid=(N/(B-4)) block=(1) args=(x)", "k.cu:1: grid[0]: division by zero"},
+	    {"// kforge:launch k grid=(1) block=(1) smem=(0-1) args=(x)", "k.cu:1: smem"},
+	    {"// kforge:scratch s f32 (B-4)\n// kforge:launch k grid=(1) block=(1) args=(s)",
+	     "k.cu:1: scratch 's' has 0"},
+	    {"\n// kforge:launch k grid=(1) block=(1) args=(N)",
+	     "k.cu:2: args[0]: dim N = 3000000000 does not fit", "int n"},
 	};
 	struct kf_shape s = {0};
 	kf_shape_set(&s, "B", 4);
@@ -364,15 +390,18 @@ static void test_plan_limits(void)
 		st = plan_of(src, &s, &p, &err);
 		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
 		CHECKF(p == NULL, "case %zu: plan set on failure", i);
-		CHECKF(strstr(err.msg, cases[i].want) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].want);
+		CHECKF(strstr(err.msg, cases[i].want) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+		       cases[i].want);
 	}
 	/* long(N) carries the same value fine */
 	{
 		struct kf_plan *p = NULL;
 		struct kf_err err;
 		int64_t v;
-		CHECKF(plan_of("// kforge:launch k grid=(1) block=(1) args=(long(N))\nextern \"C\" __global__ void k(long long n){}\n",
-			       &s, &p, &err) == KF_OK, "%s", err.msg);
+		CHECKF(plan_of("// kforge:launch k grid=(1) block=(1) args=(long(N))\nextern \"C\" "
+			       "__global__ void k(long long n){}\n",
+			       &s, &p, &err) == KF_OK,
+		       "%s", err.msg);
 		if (p) {
 			memcpy(&v, p->launches[0].args[0].bytes, 8);
 			CHECK(v == 3000000000LL);
@@ -411,10 +440,12 @@ static void test_load(void)
  * nothing trips the sanitizers. */
 static void test_random_mutations(void)
 {
-	static const char base[] = "// kforge:scratch s f32 (cdiv(N,256))\n"
-				   "// kforge:launch k grid=(cdiv(N, 256), B) block=(256) smem=(4*256) args=(x, s, long(N), 3)\n"
-				   "extern \"C\" { __global__ void __launch_bounds__(256) k(float *x, float *s, long long n, int c)\n"
-				   "{ /* } */ } }\n";
+	static const char base[] =
+	    "// kforge:scratch s f32 (cdiv(N,256))\n"
+	    "// kforge:launch k grid=(cdiv(N, 256), B) block=(256) smem=(4*256) args=(x, s, long(N), 3)\n"
+	    "extern \"C\" { __global__ void __launch_bounds__(256) k(float *x, float *s, long long n, int "
+	    "c)\n"
+	    "{ /* } */ } }\n";
 	static const char noise[] = "()/,*\"{}=: \nkforge:launch";
 	uint64_t r = 12345;
 	int planned = 0;
@@ -440,11 +471,13 @@ static void test_random_mutations(void)
 			}
 			kf_plan_free(p);
 		} else {
-			CHECKF(st == KF_ERR_INVALID && strstr(err.msg, "k.cu"), "%s: %s", kf_status_name(st), err.msg);
+			CHECKF(st == KF_ERR_INVALID && strstr(err.msg, "k.cu"), "%s: %s", kf_status_name(st),
+			       err.msg);
 		}
 		kf_kfile_free(k);
 	}
-	CHECKF(planned > 30, "only %d of 3000 mutants planned: the test no longer reaches kf_plan_make", planned);
+	CHECKF(planned > 30, "only %d of 3000 mutants planned: the test no longer reaches kf_plan_make",
+	       planned);
 }
 
 static void test_teardown(void)
@@ -452,5 +485,6 @@ static void test_teardown(void)
 	kf_task_free(task);
 }
 
-KF_TEST_MAIN(TEST(test_setup), TEST(test_parse_good), TEST(test_parse_bad), TEST(test_bind), TEST(test_signature_lenient), TEST(test_plan),
-	     TEST(test_plan_limits), TEST(test_crlf_bom), TEST(test_load), TEST(test_random_mutations), TEST(test_teardown))
+KF_TEST_MAIN(TEST(test_setup), TEST(test_parse_good), TEST(test_parse_bad), TEST(test_bind),
+	     TEST(test_signature_lenient), TEST(test_plan), TEST(test_plan_limits), TEST(test_crlf_bom),
+	     TEST(test_load), TEST(test_random_mutations), TEST(test_teardown))

@@ -16,33 +16,33 @@ static const char *str_of(const char *s)
 }
 
 static const char *BASE =
-	"{\n"
-	"  \"format\": \"kforge-task/1\",\n"
-	"  \"name\": \"softmax_rows_f32\",\n"
-	"  \"title\": \"Row-wise softmax\",\n"
-	"  \"category\": \"softmax\",\n"
-	"  \"level\": 1,\n"
-	"  \"description\": \"softmax over rows\",\n"
-	"  \"dims\": [\"B\", \"N\"],\n"
-	"  \"shapes\": {\n"
-	"    \"public\": [{\"B\": 64, \"N\": 1000}, {\"B\": 16, \"N\": 4096}],\n"
-	"    \"hidden\": [{\"B\": 3, \"N\": 4099}]\n"
-	"  },\n"
-	"  \"tensors\": [\n"
-	"    {\"name\": \"x\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"],\n"
-	"     \"init\": {\"dist\": \"normal\", \"mean\": 0, \"std\": 1}},\n"
-	"    {\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}\n"
-	"  ],\n"
-	"  \"params\": [{\"name\": \"eps\", \"dtype\": \"f32\", \"value\": 1e-5}],\n"
-	"  \"reference\": \"reference.cu\",\n"
-	"  \"tolerance\": {\"atol\": 1e-5, \"rtol\": 1e-5},\n"
-	"  \"flops\": \"5*B*N\",\n"
-	"  \"bytes\": \"8*B*N\"\n"
-	"}\n";
+    "{\n"
+    "  \"format\": \"kforge-task/1\",\n"
+    "  \"name\": \"softmax_rows_f32\",\n"
+    "  \"title\": \"Row-wise softmax\",\n"
+    "  \"category\": \"softmax\",\n"
+    "  \"level\": 1,\n"
+    "  \"description\": \"softmax over rows\",\n"
+    "  \"dims\": [\"B\", \"N\"],\n"
+    "  \"shapes\": {\n"
+    "    \"public\": [{\"B\": 64, \"N\": 1000}, {\"B\": 16, \"N\": 4096}],\n"
+    "    \"hidden\": [{\"B\": 3, \"N\": 4099}]\n"
+    "  },\n"
+    "  \"tensors\": [\n"
+    "    {\"name\": \"x\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"],\n"
+    "     \"init\": {\"dist\": \"normal\", \"mean\": 0, \"std\": 1}},\n"
+    "    {\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}\n"
+    "  ],\n"
+    "  \"params\": [{\"name\": \"eps\", \"dtype\": \"f32\", \"value\": 1e-5}],\n"
+    "  \"reference\": \"reference.cu\",\n"
+    "  \"tolerance\": {\"atol\": 1e-5, \"rtol\": 1e-5},\n"
+    "  \"flops\": \"5*B*N\",\n"
+    "  \"bytes\": \"8*B*N\"\n"
+    "}\n";
 
 static const char *REF =
-	"// kforge:launch softmax_rows grid=(B) block=(256) smem=(256*4) args=(x, y, B, N)\n"
-	"extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n";
+    "// kforge:launch softmax_rows grid=(B) block=(256) smem=(256*4) args=(x, y, B, N)\n"
+    "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n";
 
 static char tmpdir[256];
 
@@ -172,12 +172,17 @@ static void test_defaults_and_variants(void)
 
 	/* explicit timing shapes, literal and expression extents, randint ints, domain */
 	j = variant(BASE, "\"hidden\": [{\"B\": 3, \"N\": 4099}]",
-		    "\"hidden\": [{\"B\": 3, \"N\": 4099}], \"timing\": [{\"B\": 2, \"N\": 8}, {\"B\": 4, \"N\": 16}]");
+		    "\"hidden\": [{\"B\": 3, \"N\": 4099}], \"timing\": [{\"B\": 2, \"N\": 8}, {\"B\": 4, "
+		    "\"N\": 16}]");
 	{
-		char *j2 = variant(j, "{\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}",
-				   "{\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]},"
-				   "{\"name\": \"idx\", \"role\": \"inout\", \"dtype\": \"i32\", \"shape\": [3, \"cdiv(N,2)+1\"],"
-				   " \"init\": {\"dist\": \"randint\", \"lo\": 0, \"hi\": 10}, \"domain\": {\"lo\": 0, \"hi\": 100}}");
+		char *j2 = variant(
+		    j,
+		    "{\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}",
+		    "{\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]},"
+		    "{\"name\": \"idx\", \"role\": \"inout\", \"dtype\": \"i32\", \"shape\": [3, "
+		    "\"cdiv(N,2)+1\"],"
+		    " \"init\": {\"dist\": \"randint\", \"lo\": 0, \"hi\": 10}, \"domain\": {\"lo\": 0, "
+		    "\"hi\": 100}}");
 		CHECKF(load_text(j2, NULL, KF_TASK_STRICT, &t, NULL, &err) == KF_OK, "%s", err.msg);
 		if (t) {
 			int64_t n;
@@ -208,91 +213,108 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{NULL, "{\"format\": \"kforge-task/1\",,}", NULL, KF_ERR_PARSE, "task.json:1:", "invalid JSON"},
-	{NULL, "[1, 2]", NULL, KF_ERR_INVALID, "expected a JSON object", NULL},
-	{"\"level\": 1,", "\"level\": 1, \"level\": 2,", NULL, KF_ERR_PARSE, "duplicate key 'level'", NULL},
-	{"kforge-task/1", "kforge-task/2", NULL, KF_ERR_INVALID, "format: unsupported format", NULL},
-	{"\"name\": \"softmax_rows_f32\",", "", NULL, KF_ERR_INVALID, "name: missing required field 'name'", NULL},
-	{"softmax_rows_f32", "Softmax-Rows", NULL, KF_ERR_INVALID, "name: 'Softmax-Rows' is not a valid task name",
-	 "[a-z0-9_]+"},
-	{"\"title\": \"Row-wise softmax\",", "\"title\": 7,", NULL, KF_ERR_INVALID, "title: expected a string", NULL},
-	{"\"category\": \"softmax\"", "\"category\": \"two words\"", NULL, KF_ERR_INVALID, "category:", "one word"},
-	{"\"level\": 1", "\"level\": 4", NULL, KF_ERR_INVALID, "level: 4 is out of range", NULL},
-	{"\"level\": 1", "\"level\": 1.5", NULL, KF_ERR_INVALID, "level: expected an integer", NULL},
-	{"[\"B\", \"N\"],\n  \"shapes\"", "[\"B\", \"B\"],\n  \"shapes\"", NULL, KF_ERR_INVALID,
-	 "dims[1]: duplicate dim 'B'", NULL},
-	{"[\"B\", \"N\"],\n  \"shapes\"", "[\"B\", \"2N\"],\n  \"shapes\"", NULL, KF_ERR_INVALID,
-	 "dims[1]: dim name '2N' is not an identifier", NULL},
-	{"[\"B\", \"N\"],\n  \"shapes\"", "[\"B\", \"min\"],\n  \"shapes\"", NULL, KF_ERR_INVALID, "reserved", NULL},
-	{"\"shapes\": {", "\"fixed_dims\": [\"N\", \"H\"], \"shapes\": {", NULL, KF_ERR_INVALID,
-	 "fixed_dims[1]: unknown dim 'H'", NULL},
-	{"\"shapes\": {", "\"fixed_dims\": [\"N\", \"N\"], \"shapes\": {", NULL, KF_ERR_INVALID,
-	 "fixed_dims[1]: duplicate dim 'N'", NULL},
-	{"{\"B\": 16, \"N\": 4096}", "{\"B\": 16}", NULL, KF_ERR_INVALID, "shapes.public[1]: missing dim 'N'", NULL},
-	{"{\"B\": 16, \"N\": 4096}", "{\"B\": 16, \"N\": 4096, \"Q\": 3}", NULL, KF_ERR_INVALID,
-	 "shapes.public[1].Q: unknown dim 'Q'", NULL},
-	{"{\"B\": 3, \"N\": 4099}", "{\"B\": 0, \"N\": 4099}", NULL, KF_ERR_INVALID, "shapes.hidden[0].B:", "out of range"},
-	{"{\"B\": 3, \"N\": 4099}", "{\"B\": \"3\", \"N\": 4099}", NULL, KF_ERR_INVALID, "shapes.hidden[0].B:",
-	 "expected an integer"},
-	{"\"public\": [{\"B\": 64, \"N\": 1000}, {\"B\": 16, \"N\": 4096}],", "\"public\": [],", NULL, KF_ERR_INVALID,
-	 "shapes.public: needs at least one shape", NULL},
-	{"\"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}\n", "\"dtype\": \"f8\", \"shape\": [\"B\", \"N\"]}\n", NULL,
-	 KF_ERR_INVALID, "tensors[1].dtype: unknown dtype 'f8'", NULL},
-	{"\"role\": \"output\"", "\"role\": \"result\"", NULL, KF_ERR_INVALID, "tensors[1].role: unknown role 'result'",
-	 NULL},
-	{"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"Q\"]}\n", NULL, KF_ERR_INVALID,
-	 "tensors[1].shape[1]: unknown dim 'Q'", NULL},
-	{"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", true]}\n", NULL, KF_ERR_INVALID,
-	 "tensors[1].shape[1]: expected a string or integer", NULL},
-	{"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"N/(B-16)\"]}\n", NULL, KF_ERR_INVALID,
-	 "tensors[1].shape[1]: division by zero", "shapes.public[1] (B=16 N=4096)"},
-	{"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"N-4096\"]}\n", NULL, KF_ERR_INVALID,
-	 "tensors[1].shape[1]: 'N-4096' is -3096", "at least 1"},
-	{"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"N+\"]}\n", NULL, KF_ERR_PARSE, "tensors[1].shape[1]:",
-	 "unexpected end"},
-	{"{\"name\": \"y\"", "{\"name\": \"x\"", NULL, KF_ERR_INVALID, "tensors[1].name: duplicate tensor name 'x'", NULL},
-	{"{\"name\": \"y\"", "{\"name\": \"N\"", NULL, KF_ERR_INVALID, "tensors[1].name: tensor name 'N' is also a dim",
-	 NULL},
-	{"\"role\": \"output\"", "\"role\": \"input\"", NULL, KF_ERR_INVALID, "tensors: no output or inout tensor", NULL},
-	{"\"dist\": \"normal\"", "\"dist\": \"gauss\"", NULL, KF_ERR_INVALID, "tensors[0].init.dist: unknown distribution",
-	 NULL},
-	{"\"mean\": 0, \"std\": 1", "\"std\": -1", NULL, KF_ERR_INVALID, "tensors[0].init.std: must not be negative", NULL},
-	{"{\"dist\": \"normal\", \"mean\": 0, \"std\": 1}", "{\"dist\": \"uniform\", \"lo\": 2, \"hi\": 1}", NULL,
-	 KF_ERR_INVALID, "tensors[0].init: lo (2) must be below hi (1)", NULL},
-	{"\"value\": 1e-5", "\"value\": \"small\"", NULL, KF_ERR_INVALID, "params[0].value: expected a number", NULL},
-	{"\"name\": \"eps\", \"dtype\": \"f32\"", "\"name\": \"eps\", \"dtype\": \"f16\"", NULL, KF_ERR_INVALID,
-	 "params[0].dtype: bad param dtype 'f16'", NULL},
-	{"\"name\": \"eps\"", "\"name\": \"x\"", NULL, KF_ERR_INVALID, "params[0].name: duplicate name 'x'", NULL},
-	{"\"dtype\": \"f32\", \"value\": 1e-5", "\"dtype\": \"i32\", \"value\": 3000000000", NULL, KF_ERR_INVALID,
-	 "params[0].value:", "out of range"},
-	{"{\"atol\": 1e-5, \"rtol\": 1e-5}", "{\"atol\": -1}", NULL, KF_ERR_INVALID, "tolerance.atol: must not be negative",
-	 NULL},
-	{"{\"atol\": 1e-5, \"rtol\": 1e-5}", "{\"atoll\": 1}", NULL, KF_ERR_INVALID, "tolerance: unknown field 'atoll'",
-	 NULL},
-	{"{\"atol\": 1e-5, \"rtol\": 1e-5}", "{\"f32\": {\"atol\": 1}, \"rtol\": 1}", NULL, KF_ERR_INVALID, "tolerance:",
-	 "mixes"},
-	{"\"5*B*N\"", "\"5*B*Q\"", NULL, KF_ERR_INVALID, "flops: unknown dim 'Q'", NULL},
-	{"\"8*B*N\"", "\"8*B*N/(N-1000)\"", NULL, KF_ERR_INVALID, "bytes: division by zero", "shapes.public[0]"},
-	{"\"reference.cu\"", "\"nope.cu\"", NULL, KF_ERR_NOTFOUND, "reference: kernel file", "nope.cu' does not exist"},
-	{"\"reference\": \"reference.cu\",", "", NULL, KF_ERR_INVALID, "reference: missing required field", NULL},
-	{"\"bytes\": \"8*B*N\"", "\"bytes\": \"8*B*N\", \"baseline\": \"gone.cu\"", NULL, KF_ERR_NOTFOUND,
-	 "baseline: kernel file", NULL},
-	/* the reference kernel file is validated too, with its own path and line */
-	{NULL, NULL, "// kforge:launch softmax grid=(B) block=(256) args=(x, y, B, N)\n"
-		     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
-	 KF_ERR_INVALID, "task.json: reference: ", "reference.cu:1: unknown kernel 'softmax'"},
-	{NULL, NULL, "\n\n// kforge:launch softmax_rows grid=(B) block=(256) args=(x, q, B, N)\n"
-		     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
-	 KF_ERR_INVALID, "reference.cu:3: unknown argument 'q'", NULL},
-	{NULL, NULL, "// kforge:launch softmax_rows grid=(B/(N-1000)) block=(256) args=(x, y, B, N)\n"
-		     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
-	 KF_ERR_INVALID, "reference.cu:1: grid[0]: division by zero", "shapes.public[0]"},
-	{NULL, NULL, "// kforge:launch softmax_rows grid=(B) block=(N) args=(x, y, B, N)\n"
-		     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
-	 KF_ERR_INVALID, "reference.cu:1: block[0]", "outside 1..1024"},
-	{NULL, NULL, "// kforge:launch softmax_rows grid=(B block=(256) args=(x, y, B, N)\n"
-		     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
-	 KF_ERR_INVALID, "reference.cu:1: malformed launch directive", NULL},
+    {NULL, "{\"format\": \"kforge-task/1\",,}", NULL, KF_ERR_PARSE, "task.json:1:", "invalid JSON"},
+    {NULL, "[1, 2]", NULL, KF_ERR_INVALID, "expected a JSON object", NULL},
+    {"\"level\": 1,", "\"level\": 1, \"level\": 2,", NULL, KF_ERR_PARSE, "duplicate key 'level'", NULL},
+    {"kforge-task/1", "kforge-task/2", NULL, KF_ERR_INVALID, "format: unsupported format", NULL},
+    {"\"name\": \"softmax_rows_f32\",", "", NULL, KF_ERR_INVALID, "name: missing required field 'name'",
+     NULL},
+    {"softmax_rows_f32", "Softmax-Rows", NULL, KF_ERR_INVALID,
+     "name: 'Softmax-Rows' is not a valid task name", "[a-z0-9_]+"},
+    {"\"title\": \"Row-wise softmax\",", "\"title\": 7,", NULL, KF_ERR_INVALID, "title: expected a string",
+     NULL},
+    {"\"category\": \"softmax\"", "\"category\": \"two words\"", NULL, KF_ERR_INVALID,
+     "category:", "one word"},
+    {"\"level\": 1", "\"level\": 4", NULL, KF_ERR_INVALID, "level: 4 is out of range", NULL},
+    {"\"level\": 1", "\"level\": 1.5", NULL, KF_ERR_INVALID, "level: expected an integer", NULL},
+    {"[\"B\", \"N\"],\n  \"shapes\"", "[\"B\", \"B\"],\n  \"shapes\"", NULL, KF_ERR_INVALID,
+     "dims[1]: duplicate dim 'B'", NULL},
+    {"[\"B\", \"N\"],\n  \"shapes\"", "[\"B\", \"2N\"],\n  \"shapes\"", NULL, KF_ERR_INVALID,
+     "dims[1]: dim name '2N' is not an identifier", NULL},
+    {"[\"B\", \"N\"],\n  \"shapes\"", "[\"B\", \"min\"],\n  \"shapes\"", NULL, KF_ERR_INVALID, "reserved",
+     NULL},
+    {"\"shapes\": {", "\"fixed_dims\": [\"N\", \"H\"], \"shapes\": {", NULL, KF_ERR_INVALID,
+     "fixed_dims[1]: unknown dim 'H'", NULL},
+    {"\"shapes\": {", "\"fixed_dims\": [\"N\", \"N\"], \"shapes\": {", NULL, KF_ERR_INVALID,
+     "fixed_dims[1]: duplicate dim 'N'", NULL},
+    {"{\"B\": 16, \"N\": 4096}", "{\"B\": 16}", NULL, KF_ERR_INVALID, "shapes.public[1]: missing dim 'N'",
+     NULL},
+    {"{\"B\": 16, \"N\": 4096}", "{\"B\": 16, \"N\": 4096, \"Q\": 3}", NULL, KF_ERR_INVALID,
+     "shapes.public[1].Q: unknown dim 'Q'", NULL},
+    {"{\"B\": 3, \"N\": 4099}", "{\"B\": 0, \"N\": 4099}", NULL, KF_ERR_INVALID,
+     "shapes.hidden[0].B:", "out of range"},
+    {"{\"B\": 3, \"N\": 4099}", "{\"B\": \"3\", \"N\": 4099}", NULL, KF_ERR_INVALID,
+     "shapes.hidden[0].B:", "expected an integer"},
+    {"\"public\": [{\"B\": 64, \"N\": 1000}, {\"B\": 16, \"N\": 4096}],", "\"public\": [],", NULL,
+     KF_ERR_INVALID, "shapes.public: needs at least one shape", NULL},
+    {"\"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}\n", "\"dtype\": \"f8\", \"shape\": [\"B\", \"N\"]}\n",
+     NULL, KF_ERR_INVALID, "tensors[1].dtype: unknown dtype 'f8'", NULL},
+    {"\"role\": \"output\"", "\"role\": \"result\"", NULL, KF_ERR_INVALID,
+     "tensors[1].role: unknown role 'result'", NULL},
+    {"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"Q\"]}\n", NULL, KF_ERR_INVALID,
+     "tensors[1].shape[1]: unknown dim 'Q'", NULL},
+    {"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", true]}\n", NULL, KF_ERR_INVALID,
+     "tensors[1].shape[1]: expected a string or integer", NULL},
+    {"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"N/(B-16)\"]}\n", NULL, KF_ERR_INVALID,
+     "tensors[1].shape[1]: division by zero", "shapes.public[1] (B=16 N=4096)"},
+    {"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"N-4096\"]}\n", NULL, KF_ERR_INVALID,
+     "tensors[1].shape[1]: 'N-4096' is -3096", "at least 1"},
+    {"\"shape\": [\"B\", \"N\"]}\n", "\"shape\": [\"B\", \"N+\"]}\n", NULL, KF_ERR_PARSE,
+     "tensors[1].shape[1]:", "unexpected end"},
+    {"{\"name\": \"y\"", "{\"name\": \"x\"", NULL, KF_ERR_INVALID,
+     "tensors[1].name: duplicate tensor name 'x'", NULL},
+    {"{\"name\": \"y\"", "{\"name\": \"N\"", NULL, KF_ERR_INVALID,
+     "tensors[1].name: tensor name 'N' is also a dim", NULL},
+    {"\"role\": \"output\"", "\"role\": \"input\"", NULL, KF_ERR_INVALID,
+     "tensors: no output or inout tensor", NULL},
+    {"\"dist\": \"normal\"", "\"dist\": \"gauss\"", NULL, KF_ERR_INVALID,
+     "tensors[0].init.dist: unknown distribution", NULL},
+    {"\"mean\": 0, \"std\": 1", "\"std\": -1", NULL, KF_ERR_INVALID,
+     "tensors[0].init.std: must not be negative", NULL},
+    {"{\"dist\": \"normal\", \"mean\": 0, \"std\": 1}", "{\"dist\": \"uniform\", \"lo\": 2, \"hi\": 1}", NULL,
+     KF_ERR_INVALID, "tensors[0].init: lo (2) must be below hi (1)", NULL},
+    {"\"value\": 1e-5", "\"value\": \"small\"", NULL, KF_ERR_INVALID, "params[0].value: expected a number",
+     NULL},
+    {"\"name\": \"eps\", \"dtype\": \"f32\"", "\"name\": \"eps\", \"dtype\": \"f16\"", NULL, KF_ERR_INVALID,
+     "params[0].dtype: bad param dtype 'f16'", NULL},
+    {"\"name\": \"eps\"", "\"name\": \"x\"", NULL, KF_ERR_INVALID, "params[0].name: duplicate name 'x'",
+     NULL},
+    {"\"dtype\": \"f32\", \"value\": 1e-5", "\"dtype\": \"i32\", \"value\": 3000000000", NULL, KF_ERR_INVALID,
+     "params[0].value:", "out of range"},
+    {"{\"atol\": 1e-5, \"rtol\": 1e-5}", "{\"atol\": -1}", NULL, KF_ERR_INVALID,
+     "tolerance.atol: must not be negative", NULL},
+    {"{\"atol\": 1e-5, \"rtol\": 1e-5}", "{\"atoll\": 1}", NULL, KF_ERR_INVALID,
+     "tolerance: unknown field 'atoll'", NULL},
+    {"{\"atol\": 1e-5, \"rtol\": 1e-5}", "{\"f32\": {\"atol\": 1}, \"rtol\": 1}", NULL, KF_ERR_INVALID,
+     "tolerance:", "mixes"},
+    {"\"5*B*N\"", "\"5*B*Q\"", NULL, KF_ERR_INVALID, "flops: unknown dim 'Q'", NULL},
+    {"\"8*B*N\"", "\"8*B*N/(N-1000)\"", NULL, KF_ERR_INVALID, "bytes: division by zero", "shapes.public[0]"},
+    {"\"reference.cu\"", "\"nope.cu\"", NULL, KF_ERR_NOTFOUND, "reference: kernel file",
+     "nope.cu' does not exist"},
+    {"\"reference\": \"reference.cu\",", "", NULL, KF_ERR_INVALID, "reference: missing required field", NULL},
+    {"\"bytes\": \"8*B*N\"", "\"bytes\": \"8*B*N\", \"baseline\": \"gone.cu\"", NULL, KF_ERR_NOTFOUND,
+     "baseline: kernel file", NULL},
+    /* the reference kernel file is validated too, with its own path and line */
+    {NULL, NULL,
+     "// kforge:launch softmax grid=(B) block=(256) args=(x, y, B, N)\n"
+     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
+     KF_ERR_INVALID, "task.json: reference: ", "reference.cu:1: unknown kernel 'softmax'"},
+    {NULL, NULL,
+     "\n\n// kforge:launch softmax_rows grid=(B) block=(256) args=(x, q, B, N)\n"
+     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
+     KF_ERR_INVALID, "reference.cu:3: unknown argument 'q'", NULL},
+    {NULL, NULL,
+     "// kforge:launch softmax_rows grid=(B/(N-1000)) block=(256) args=(x, y, B, N)\n"
+     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
+     KF_ERR_INVALID, "reference.cu:1: grid[0]: division by zero", "shapes.public[0]"},
+    {NULL, NULL,
+     "// kforge:launch softmax_rows grid=(B) block=(N) args=(x, y, B, N)\n"
+     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
+     KF_ERR_INVALID, "reference.cu:1: block[0]", "outside 1..1024"},
+    {NULL, NULL,
+     "// kforge:launch softmax_rows grid=(B block=(256) args=(x, y, B, N)\n"
+     "extern \"C\" __global__ void softmax_rows(const float *x, float *y, int B, int N) { }\n",
+     KF_ERR_INVALID, "reference.cu:1: malformed launch directive", NULL},
 };
 
 static void test_bad(void)
@@ -303,13 +325,15 @@ static void test_bad(void)
 		struct kf_err err = KF_ERR_INIT;
 		char *j = c->from ? variant(BASE, c->from, c->to) : kf_strdup(c->to ? c->to : BASE);
 		enum kf_status st = load_text(j, c->ref, 0, &t, NULL, &err);
-		CHECKF(st == c->code, "case %zu: status %s, want %s (%s)", i, kf_status_name(st), kf_status_name(c->code),
-		       err.msg);
+		CHECKF(st == c->code, "case %zu: status %s, want %s (%s)", i, kf_status_name(st),
+		       kf_status_name(c->code), err.msg);
 		CHECKF(t == NULL, "case %zu: *out not NULL on failure", i);
-		CHECKF(strstr(err.msg, task_path) != NULL, "case %zu: '%s' does not name the file", i, err.msg);
+		CHECKF(strstr(err.msg, task_path) != NULL, "case %zu: '%s' does not name the file", i,
+		       err.msg);
 		CHECKF(strstr(err.msg, c->want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, c->want1);
 		if (c->want2)
-			CHECKF(strstr(err.msg, c->want2) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, c->want2);
+			CHECKF(strstr(err.msg, c->want2) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+			       c->want2);
 		free(j);
 	}
 }
@@ -380,8 +404,9 @@ static void test_json_helpers(void)
 	kf_json_add_string(o, "s", "a\"b\n");
 	kf_json_add_string(o, "null", NULL);
 	CHECK_EQ_INT(kf_json_print(o, false, &out, &err), KF_OK);
-	CHECK_STR(str_of(out.data),
-		  "{\"nan\":null,\"big\":\"9223372036854775807\",\"small\":-3,\"s\":\"a\\\"b\\n\",\"null\":null}");
+	CHECK_STR(
+	    str_of(out.data),
+	    "{\"nan\":null,\"big\":\"9223372036854775807\",\"small\":-3,\"s\":\"a\\\"b\\n\",\"null\":null}");
 	{
 		struct kf_buf tiny = KF_BUF_INIT(8);
 		CHECK_EQ_INT(kf_json_print(o, false, &tiny, &err), KF_ERR_LIMIT);
@@ -421,8 +446,14 @@ static void teardown(void)
 	rmdir(tmpdir);
 }
 
-static void test_setup(void) { setup(); }
-static void test_teardown(void) { teardown(); }
+static void test_setup(void)
+{
+	setup();
+}
+static void test_teardown(void)
+{
+	teardown();
+}
 
-KF_TEST_MAIN(TEST(test_setup), TEST(test_good), TEST(test_defaults_and_variants), TEST(test_bad), TEST(test_missing_file),
-	     TEST(test_dtypes), TEST(test_json_helpers), TEST(test_teardown))
+KF_TEST_MAIN(TEST(test_setup), TEST(test_good), TEST(test_defaults_and_variants), TEST(test_bad),
+	     TEST(test_missing_file), TEST(test_dtypes), TEST(test_json_helpers), TEST(test_teardown))

@@ -1,6 +1,6 @@
-/* The cpu backend's conformance corpus (the .cu files in tests/cpu): each kernel is compiled by kf_compile for the
- * cpu backend, loaded by the worker's cpu ops table (kf_backend_cpu, compiled into this test) and run;
- * outputs are checked against host C computations. Also: the unsupported-construct scan, compile errors
+/* The cpu backend's conformance corpus (the .cu files in tests/cpu): each kernel is compiled by kf_compile
+ * for the cpu backend, loaded by the worker's cpu ops table (kf_backend_cpu, compiled into this test) and
+ * run; outputs are checked against host C computations. Also: the unsupported-construct scan, compile errors
  * with the user's line, a missing __syncthreads caught by the shuffled fiber order, a divergent barrier
  * reported as a deadlock, and an out-of-bounds write reported with its source line in sanitize mode. */
 #include <dlfcn.h>
@@ -31,7 +31,8 @@ static bool mod_open_path(const char *path, uint64_t seed, bool sanitize)
 		CHECKF(0, "%s", err.msg);
 		return false;
 	}
-	struct kf_compile_opts o = {.backend = KF_BACKEND_CPU, .sanitize = sanitize, .cache_dir = getenv("KFORGE_CACHE")};
+	struct kf_compile_opts o = {
+	    .backend = KF_BACKEND_CPU, .sanitize = sanitize, .cache_dir = getenv("KFORGE_CACHE")};
 	struct kf_compiled *c = NULL;
 	enum kf_status st = kf_compile(k, &o, &c, &err);
 	CHECKF(st == KF_OK, "%s: %s %s", path, err.msg, c ? c->log : "");
@@ -39,7 +40,8 @@ static bool mod_open_path(const char *path, uint64_t seed, bool sanitize)
 	if (st == KF_OK) {
 		int fd = memfd_create("kf-cpu-module", MFD_CLOEXEC);
 		CHECK(fd >= 0 && write(fd, c->image, c->image_len) == (ssize_t)c->image_len);
-		struct kf_worker_opts wo = {.backend = KF_BACKEND_CPU, .shuffle_seed = seed, .sanitize = sanitize};
+		struct kf_worker_opts wo = {
+		    .backend = KF_BACKEND_CPU, .shuffle_seed = seed, .sanitize = sanitize};
 		struct kf_device_info info;
 		CHECKF(kf_backend_cpu.init(&wo, &info, msg, MSG_LEN) == KF_OK, "%s", msg);
 		const char *names[8];
@@ -49,7 +51,8 @@ static bool mod_open_path(const char *path, uint64_t seed, bool sanitize)
 		st = kf_backend_cpu.load(c->image, c->image_len, fd, names, n, msg, MSG_LEN);
 		CHECKF(st == KF_OK, "load %s: %s", path, msg);
 		ok = st == KF_OK;
-		/* kept open while loaded: AddressSanitizer reads the module's debug lines through this path */
+		/* kept open while loaded: AddressSanitizer reads the module's debug lines through this path
+		 */
 		mod_fd = fd;
 	}
 	kf_compiled_free(c);
@@ -64,8 +67,8 @@ static bool mod_open(const char *name, uint64_t seed, bool sanitize)
 	return mod_open_path(path, seed, sanitize);
 }
 
-static enum kf_status mod_run(const char *kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
-			      uint32_t bz, uint32_t smem, void **args)
+static enum kf_status mod_run(const char *kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx,
+			      uint32_t by, uint32_t bz, uint32_t smem, void **args)
 {
 	struct kf_be_launch l = {kernel, {gx, gy, gz}, {bx, by, bz}, smem, args, 1};
 	struct kf_be_run_stats s;
@@ -107,7 +110,10 @@ static uint32_t rnd(void)
 	rng_state ^= rng_state << 5;
 	return rng_state;
 }
-static float rndf(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() & 0xffffff) / 16777216.0f; }
+static float rndf(float lo, float hi)
+{
+	return lo + (hi - lo) * (float)(rnd() & 0xffffff) / 16777216.0f;
+}
 
 static void test_vadd(void)
 {
@@ -143,11 +149,13 @@ static void test_grid3d(void)
 				for (int tz = 0; tz < 2; tz++)
 					for (int ty = 0; ty < 3; ty++)
 						for (int tx = 0; tx < 4; tx++) {
-							int b = bx + 3 * (by + 2 * bz), t = tx + 4 * (ty + 3 * tz), g = b * 24 + t;
+							int b = bx + 3 * (by + 2 * bz),
+							    t = tx + 4 * (ty + 3 * tz), g = b * 24 + t;
 							bad += o[4 * g] != (tx | ty << 4 | tz << 8);
 							bad += o[4 * g + 1] != (bx | by << 4 | bz << 8);
 							bad += o[4 * g + 2] != (4 | 3 << 4 | 2 << 8);
-							bad += o[4 * g + 3] != (3 | 2 << 4 | 2 << 8 | 32 << 12);
+							bad +=
+							    o[4 * g + 3] != (3 | 2 << 4 | 2 << 8 | 32 << 12);
 						}
 	CHECK_EQ_INT(bad, 0);
 	mod_close();
@@ -380,17 +388,37 @@ static void test_math(void)
 	int bad = 0;
 	for (int t = 0; t < 64; t++) {
 		float a = x[t], b = x[(t + 7) % 64];
-		float e[26] = {expf(a), expf(a), exp2f(a), logf(a), logf(a), sqrtf(a), 1.0f / sqrtf(a), a / b,
-			       fmaf(a, b, 1.0f), fmaf(a, b, -1.0f), tanhf(a - 1.0f), erff(a - 1.0f), fminf(a, b),
-			       fmaxf(a, b), copysignf(a, -b), floorf(a * 3.0f), ceilf(a * 3.0f), powf(a, b),
-			       (float)exp((double)a), (float)log((double)a), (float)sqrt((double)a),
-			       (float)tanh((double)a - 1.0), fabsf(-a) + (a - 1.0f > 0 ? (a - 1.0f < 1 ? a - 1.0f : 1) : 0),
-			       sinf(a) + cosf(b), fmaxf(a, b) - fminf(a, b),
+		float e[26] = {expf(a),
+			       expf(a),
+			       exp2f(a),
+			       logf(a),
+			       logf(a),
+			       sqrtf(a),
+			       1.0f / sqrtf(a),
+			       a / b,
+			       fmaf(a, b, 1.0f),
+			       fmaf(a, b, -1.0f),
+			       tanhf(a - 1.0f),
+			       erff(a - 1.0f),
+			       fminf(a, b),
+			       fmaxf(a, b),
+			       copysignf(a, -b),
+			       floorf(a * 3.0f),
+			       ceilf(a * 3.0f),
+			       powf(a, b),
+			       (float)exp((double)a),
+			       (float)log((double)a),
+			       (float)sqrt((double)a),
+			       (float)tanh((double)a - 1.0),
+			       fabsf(-a) + (a - 1.0f > 0 ? (a - 1.0f < 1 ? a - 1.0f : 1) : 0),
+			       sinf(a) + cosf(b),
+			       fmaxf(a, b) - fminf(a, b),
 			       (float)((t > 3 ? t : 3) + (t < 7 ? t : 7))};
 		for (int f = 0; f < 26; f++)
 			if (!(fabsf(o[26 * t + f] - e[f]) <= 1e-6f * fmaxf(1.0f, fabsf(e[f])))) {
 				if (bad++ < 5)
-					fprintf(stderr, "  math f%d t%d: %.9g vs %.9g\n", f, t, o[26 * t + f], e[f]);
+					fprintf(stderr, "  math f%d t%d: %.9g vs %.9g\n", f, t, o[26 * t + f],
+						e[f]);
 			}
 	}
 	CHECK_EQ_INT(bad, 0);
@@ -515,12 +543,12 @@ static void test_half(void)
 	uint16_t *ho = dmem(64 * 4 * 2), *bo = dmem(64 * 3 * 2);
 	for (int i = 0; i < 64; i++)
 		x[i] = rndf(-8, 8);
-	x[0] = 1.0f + 1.0f / 2048.0f;  /* exactly halfway between two halves: ties to even (1.0) */
-	x[1] = 1.0f + 3.0f / 2048.0f;  /* halfway, rounds up to even */
-	x[2] = 65519.0f;               /* just under the overflow threshold */
-	x[3] = 3.0e-6f;                /* a half subnormal */
-	x[4] = 1.00390625f;            /* 1 + 2^-8: halfway in bfloat16, ties to even */
-	x[5] = 1.01171875f;            /* 1 + 3*2^-8: halfway, rounds up */
+	x[0] = 1.0f + 1.0f / 2048.0f; /* exactly halfway between two halves: ties to even (1.0) */
+	x[1] = 1.0f + 3.0f / 2048.0f; /* halfway, rounds up to even */
+	x[2] = 65519.0f;              /* just under the overflow threshold */
+	x[3] = 3.0e-6f;               /* a half subnormal */
+	x[4] = 1.00390625f;           /* 1 + 2^-8: halfway in bfloat16, ties to even */
+	x[5] = 1.01171875f;           /* 1 + 3*2^-8: halfway, rounds up */
 	void *args[] = {&x, &ho, &bo, &fo};
 	CHECKF(mod_run("halfk", 1, 1, 1, 64, 1, 1, 0, args) == KF_OK, "%s", msg);
 	int bad = 0;
@@ -543,8 +571,10 @@ static void test_half(void)
 			fprintf(stderr, "  half t=%d a=%.9g b=%.9g:", t, a, b);
 			for (int q = 0; q < 4; q++)
 				fprintf(stderr, " %04x", ho[4 * t + q]);
-			fprintf(stderr, " | %04x %04x %04x | %04x %04x | %.9g %.9g %.9g\n", ha, ref_f2h(fa + fb), ref_f2h(fa * fb),
-				ref_f2h(fmaf(fb, fb, 1.0f)), ref_f2bf(ref_bf2f(ba) + ref_bf2f(bb)), fo[3 * t], fo[3 * t + 1], fo[3 * t + 2]);
+			fprintf(stderr, " | %04x %04x %04x | %04x %04x | %.9g %.9g %.9g\n", ha,
+				ref_f2h(fa + fb), ref_f2h(fa * fb), ref_f2h(fmaf(fb, fb, 1.0f)),
+				ref_f2bf(ref_bf2f(ba) + ref_bf2f(bb)), fo[3 * t], fo[3 * t + 1],
+				fo[3 * t + 2]);
 		}
 	}
 	CHECK_EQ_INT(ho[0], 0x3c00);
@@ -656,7 +686,8 @@ static void test_example_references(void)
 		for (int i = 0; i < K * N; i++)
 			B[i] = rndf(-1, 1);
 		void *args[] = {&A, &B, &C, &M, &N, &K};
-		CHECKF(mod_run("matmul", (N + 15) / 16, (M + 15) / 16, 1, 16, 16, 1, 0, args) == KF_OK, "%s", msg);
+		CHECKF(mod_run("matmul", (N + 15) / 16, (M + 15) / 16, 1, 16, 16, 1, 0, args) == KF_OK, "%s",
+		       msg);
 		int bad = 0;
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++) {
@@ -838,13 +869,13 @@ static void test_scan_unsupported(void)
 		const char *body;
 		const char *what;
 	} cases[] = {
-		{"  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(x[0]));\n", "inline PTX"},
-		{"  nvcuda::wmma::fragment<int> f;\n", "wmma"},
-		{"  __pipeline_commit();\n", "async copies"},
-		{"  cub::WarpReduce<float> r;\n", "CUB"},
-		{"  cooperative_groups::this_grid().sync();\n", "cooperative groups"},
-		{"  float v = tex1Dfetch<float>(t, 0);\n", "textures"},
-		{"  child<<<1, 1>>>(x);\n", "dynamic parallelism"},
+	    {"  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(x[0]));\n", "inline PTX"},
+	    {"  nvcuda::wmma::fragment<int> f;\n", "wmma"},
+	    {"  __pipeline_commit();\n", "async copies"},
+	    {"  cub::WarpReduce<float> r;\n", "CUB"},
+	    {"  cooperative_groups::this_grid().sync();\n", "cooperative groups"},
+	    {"  float v = tex1Dfetch<float>(t, 0);\n", "textures"},
+	    {"  child<<<1, 1>>>(x);\n", "dynamic parallelism"},
 	};
 	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
 		char src[1024];
@@ -867,8 +898,9 @@ static void test_scan_unsupported(void)
 		CHECK(c == NULL);
 		kf_kfile_free(k);
 	}
-	struct kf_kfile *k = kfile_of("// kforge:launch k grid=(1) block=(32) args=(x)\n"
-				      "extern \"C\" __global__ void k(float *x) { x[0] = 1; /* asm( in a comment */ }\n");
+	struct kf_kfile *k =
+	    kfile_of("// kforge:launch k grid=(1) block=(32) args=(x)\n"
+		     "extern \"C\" __global__ void k(float *x) { x[0] = 1; /* asm( in a comment */ }\n");
 	struct kf_err err = KF_ERR_INIT;
 	if (k)
 		CHECKF(kf_scan_unsupported(k, KF_BACKEND_CPU, &err) == KF_OK, "%s", err.msg);
@@ -937,7 +969,8 @@ static void test_sanitize_oob(void)
 KF_TEST_MAIN(TEST(test_vadd), TEST(test_grid3d), TEST(test_shared_reduce), TEST(test_dyn_smem),
 	     TEST(test_sync_count), TEST(test_warp_shfl), TEST(test_warp_vote), TEST(test_warp_reduce),
 	     TEST(test_atomics), TEST(test_fence_last_block), TEST(test_math), TEST(test_intrinsics),
-	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals), TEST(test_coop_groups), TEST(test_llm_style), TEST(test_example_references),
-	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier), TEST(test_early_return_barrier),
-	     TEST(test_launch_limits), TEST(test_scan_unsupported), TEST(test_compile_error_line),
-	     TEST(test_sanitize_oob))
+	     TEST(test_vector_types), TEST(test_half), TEST(test_templates_and_globals),
+	     TEST(test_coop_groups), TEST(test_llm_style), TEST(test_example_references),
+	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier),
+	     TEST(test_early_return_barrier), TEST(test_launch_limits), TEST(test_scan_unsupported),
+	     TEST(test_compile_error_line), TEST(test_sanitize_oob))

@@ -108,8 +108,8 @@ static int64_t step(struct kf_kb *kb, int64_t run, int64_t parent, const char *s
 	t.median_ms = 1.0 / (speedup > 0 ? speedup : 1);
 	t.ref_median_ms = 1.0;
 	t.speedup = speedup;
-	CHECKF(kf_kb_record_step(kb, &c, verdict ? &e : NULL, &t, verdict && speedup > 0 ? 1 : 0, &id, NULL, &err) ==
-		       KF_OK,
+	CHECKF(kf_kb_record_step(kb, &c, verdict ? &e : NULL, &t, verdict && speedup > 0 ? 1 : 0, &id, NULL,
+				 &err) == KF_OK,
 	       "%s", err.msg);
 	return id;
 }
@@ -122,9 +122,10 @@ static void test_open_creates_schema(void)
 	struct kf_err err = KF_ERR_INIT;
 	CHECK_EQ_INT(kf_kb_schema_version(kb), KF_KB_SCHEMA_VERSION);
 	CHECK_EQ_INT(sql_int(p, "PRAGMA user_version"), KF_KB_SCHEMA_VERSION);
-	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('tasks','runs','candidates',"
-				"'llm_calls','evaluations','eval_shapes','timings','wins','task_fts','kernel_fts')"),
-		     10);
+	CHECK_EQ_INT(
+	    sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('tasks','runs','candidates',"
+		       "'llm_calls','evaluations','eval_shapes','timings','wins','task_fts','kernel_fts')"),
+	    10);
 	CHECK(kf_kb_check(kb, &err) == KF_OK);
 	kf_kb_close(kb);
 	/* WAL is a property of the file: a later reader sees it. */
@@ -177,7 +178,8 @@ static bool load_fixture(const char *sql_path, const char *db_path)
 		fprintf(stderr, "  %s\n", err.msg);
 		return false;
 	}
-	ok = sqlite3_open(db_path, &db) == SQLITE_OK && sqlite3_exec(db, b.data, NULL, NULL, &msg) == SQLITE_OK;
+	ok = sqlite3_open(db_path, &db) == SQLITE_OK &&
+	     sqlite3_exec(db, b.data, NULL, NULL, &msg) == SQLITE_OK;
 	if (msg)
 		fprintf(stderr, "  %s\n", msg);
 	sqlite3_free(msg);
@@ -389,15 +391,17 @@ static void test_record_and_read_back(void)
 	struct kf_kb_llm_call call = {0};
 	struct kf_kb_candidate c = {0};
 	struct kf_kb_eval e = {0};
-	struct kf_kb_shape_row rows[2] = {{"{\"N\":7}", "pass", 1e-7, 0, ""}, {"{\"N\":4096}", "wrong_output", 0.5, NAN, "i=3"}};
+	struct kf_kb_shape_row rows[2] = {{"{\"N\":7}", "pass", 1e-7, 0, ""},
+					  {"{\"N\":4096}", "wrong_output", 0.5, NAN, "i=3"}};
 	struct calls_seen cs = {0};
 	struct run_seen rs = {0};
 	struct cand_seen cands = {0};
 	struct eval_seen es = {0};
 	int64_t task, task2, run, call_id = 0, c1, c2, eid = 0, found = 0;
 	int seq = -5;
-	const char *src = "// tiled\n__global__ void k(float *a) {\n  __shared__ float t[16][17];\n#pragma unroll\n"
-			  "  for (int i = 0; i < 4; i++) atomicAdd(a, t[0][i]);\n}\n";
+	const char *src =
+	    "// tiled\n__global__ void k(float *a) {\n  __shared__ float t[16][17];\n#pragma unroll\n"
+	    "  for (int i = 0; i < 4; i++) atomicAdd(a, t[0][i]);\n}\n";
 
 	if (!kb)
 		return;
@@ -490,7 +494,8 @@ static void test_record_and_read_back(void)
 		CHECK_CONTAINS(err.msg, "API key");
 		k.run_id = run;
 		k.seq = -1;
-		k.prompt = "[{\"role\":\"user\",\"content\":\"my key is sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA\"}]";
+		k.prompt =
+		    "[{\"role\":\"user\",\"content\":\"my key is sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA\"}]";
 		CHECK(kf_kb_record_llm_call(kb, &k, NULL, NULL, &err) == KF_ERR_INVALID);
 		/* A masked key in a provider's error message is fine. */
 		k.prompt = "[]";
@@ -554,9 +559,9 @@ static void test_wins(void)
 		return;
 	run = begin_run(kb, put_task(kb, "relu", "elementwise", "max(x, 0)"));
 	a = step(kb, run, 0, "__global__ void a() {}", "pass", "sm_90", 1.5);
-	step(kb, run, a, "__global__ void b() {}", "pass", "sm_90", 1.2);        /* slower: no change */
+	step(kb, run, a, "__global__ void b() {}", "pass", "sm_90", 1.2);       /* slower: no change */
 	step(kb, run, a, "__global__ void c() {}", "wrong_output", "sm_90", 9); /* wrong: never a win */
-	step(kb, run, a, "__global__ void d() {}", "pass", "sm_90", 1.5);        /* a tie keeps the first */
+	step(kb, run, a, "__global__ void d() {}", "pass", "sm_90", 1.5);       /* a tie keeps the first */
 	CHECK(kf_kb_wins_each(kb, win_cb, &w, &err) == KF_OK);
 	CHECK_EQ_INT(w.n, 1);
 	CHECK_EQ_INT(w.cand, a);
@@ -621,38 +626,40 @@ struct tag_case {
 static void test_tags(void)
 {
 	static const struct tag_case cases[] = {
-		{"__global__ void k(float *x) { x[0] = 1; }", ""},
-		{"// __shared__ float t[32][32]; #pragma unroll\n/* atomicAdd( */ __global__ void k() {}", ""},
-		{"__shared__ float tile[32][33];", "shared_memory,smem_tiling"},
-		{"extern __shared__ float buf[];", "shared_memory,dynamic_smem"},
-		{"float4 v = reinterpret_cast<const float4 *>(x)[i];", "vectorized_loads"},
-		{"v += __shfl_xor_sync(0xffffffff, v, 16);", "warp_shuffle"},
-		{"unsigned m = __ballot_sync(0xffffffff, p);", "warp_vote"},
-		{"wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;", "tensor_cores"},
-		{"asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, ...\");",
-		 "tensor_cores,inline_ptx"},
-		{"asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 ...\");",
-		 "tensor_cores,inline_ptx"},
-		{"asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(s), \"l\"(g));",
-		 "async_copy,inline_ptx"},
-		{"__pipeline_memcpy_async(&s[i], &g[i], 16);", "async_copy"},
-		{"#pragma unroll 4\nfor (;;) {}", "loop_unroll"},
-		{"y = __expf(x) * __fdividef(1.f, s);", "fast_math"},
-		{"y = expf(x);", ""},
-		{"atomicAdd(&out[0], v); atomicCAS(p, 0, 1);", "atomics"},
-		{"__half2 h = __float2half2_rn(x);", "vectorized_loads,half_precision"}, /* a packed pair */
-		{"float v = __ldg(&x[i]);", "readonly_cache"},
-		{"__global__ void __launch_bounds__(256) k(const float *__restrict__ x) {}", "launch_bounds,restrict"},
-		{"for (int i = idx; i < n; i += blockDim.x * gridDim.x) {}", "grid_stride"},
-		{"namespace cg = cooperative_groups; cg::thread_block b;", "cooperative_groups"},
-		{"__constant__ float w[64];", "constant_memory"},
-		{"const char *s = \"// not a comment\"; atomicAdd(p, 1);", "atomics"},
+	    {"__global__ void k(float *x) { x[0] = 1; }", ""},
+	    {"// __shared__ float t[32][32]; #pragma unroll\n/* atomicAdd( */ __global__ void k() {}", ""},
+	    {"__shared__ float tile[32][33];", "shared_memory,smem_tiling"},
+	    {"extern __shared__ float buf[];", "shared_memory,dynamic_smem"},
+	    {"float4 v = reinterpret_cast<const float4 *>(x)[i];", "vectorized_loads"},
+	    {"v += __shfl_xor_sync(0xffffffff, v, 16);", "warp_shuffle"},
+	    {"unsigned m = __ballot_sync(0xffffffff, p);", "warp_vote"},
+	    {"wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;", "tensor_cores"},
+	    {"asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, ...\");",
+	     "tensor_cores,inline_ptx"},
+	    {"asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 ...\");",
+	     "tensor_cores,inline_ptx"},
+	    {"asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(s), \"l\"(g));",
+	     "async_copy,inline_ptx"},
+	    {"__pipeline_memcpy_async(&s[i], &g[i], 16);", "async_copy"},
+	    {"#pragma unroll 4\nfor (;;) {}", "loop_unroll"},
+	    {"y = __expf(x) * __fdividef(1.f, s);", "fast_math"},
+	    {"y = expf(x);", ""},
+	    {"atomicAdd(&out[0], v); atomicCAS(p, 0, 1);", "atomics"},
+	    {"__half2 h = __float2half2_rn(x);", "vectorized_loads,half_precision"}, /* a packed pair */
+	    {"float v = __ldg(&x[i]);", "readonly_cache"},
+	    {"__global__ void __launch_bounds__(256) k(const float *__restrict__ x) {}",
+	     "launch_bounds,restrict"},
+	    {"for (int i = idx; i < n; i += blockDim.x * gridDim.x) {}", "grid_stride"},
+	    {"namespace cg = cooperative_groups; cg::thread_block b;", "cooperative_groups"},
+	    {"__constant__ float w[64];", "constant_memory"},
+	    {"const char *s = \"// not a comment\"; atomicAdd(p, 1);", "atomics"},
 	};
 	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
 		struct kf_buf b = KF_BUF_INIT(4096);
 		struct kf_err err = KF_ERR_INIT;
 		CHECK(kf_kb_tags_extract(cases[i].src, strlen(cases[i].src), &b, &err) == KF_OK);
-		CHECKF(!strcmp(b.data, cases[i].want), "case %zu: got '%s', want '%s'", i, b.data, cases[i].want);
+		CHECKF(!strcmp(b.data, cases[i].want), "case %zu: got '%s', want '%s'", i, b.data,
+		       cases[i].want);
 		kf_buf_release(&b);
 	}
 	CHECK(kf_kb_tag_names()[0] != NULL);
@@ -669,16 +676,19 @@ static struct kf_kb *retrieval_fixture(int64_t ids[8])
 	sm = put_task(kb, "softmax", "reduction", "row-wise softmax of a 2-D float tensor");
 	lse = put_task(kb, "logsumexp", "reduction", "log of the sum of exponentials over rows");
 	rsum = put_task(kb, "row_sum", "reduction", "sum of each row");
-	ln = put_task(kb, "layernorm", "normalization", "layer normalization over rows, like softmax a row reduction");
+	ln = put_task(kb, "layernorm", "normalization",
+		      "layer normalization over rows, like softmax a row reduction");
 	mm = put_task(kb, "matmul", "gemm", "dense matrix multiply");
 
 	run = begin_run(kb, sm);
 	ids[0] = step(kb, run, 0, "__global__ void sm0() {}", "pass", "sm_90", 1.0);
-	ids[1] = step(kb, run, ids[0], "__global__ void sm1() { __shfl_xor_sync(~0u, 0, 1); }", "pass", "sm_90", 2.5);
-	ids[2] = step(kb, run, ids[1], "__global__ void sm2() { __shfl_xor_sync(~0u, 0, 1); float4 v; }", "pass",
-		      "sm_90", 3.5);
-	step(kb, run, ids[2], "__global__ void sm3() {}", "wrong_output", "sm_90", 50.0); /* never an example */
-	step(kb, run, ids[2], "__global__ void sm4() {}", "pass", "sm_80", 9.0);          /* other arch */
+	ids[1] = step(kb, run, ids[0], "__global__ void sm1() { __shfl_xor_sync(~0u, 0, 1); }", "pass",
+		      "sm_90", 2.5);
+	ids[2] = step(kb, run, ids[1], "__global__ void sm2() { __shfl_xor_sync(~0u, 0, 1); float4 v; }",
+		      "pass", "sm_90", 3.5);
+	step(kb, run, ids[2], "__global__ void sm3() {}", "wrong_output", "sm_90",
+	     50.0);                                                              /* never an example */
+	step(kb, run, ids[2], "__global__ void sm4() {}", "pass", "sm_80", 9.0); /* other arch */
 	run = begin_run(kb, lse);
 	ids[3] = step(kb, run, 0, "__global__ void lse() {}", "pass", "sm_90", 1.7);
 	run = begin_run(kb, rsum);
@@ -832,19 +842,13 @@ static void cleanup(void)
 int main(int argc, char **argv)
 {
 	static const struct kf_test_case cases[] = {
-		TEST(test_open_creates_schema),
-		TEST(test_open_refuses_bad_files),
-		TEST(test_migrate_from_v1),
-		TEST(test_migrate_from_v0),
-		TEST(test_migrate_concurrently),
-		TEST(test_record_and_read_back),
-		TEST(test_task_from_file),
-		TEST(test_wins),
-		TEST(test_nested_transactions),
-		TEST(test_tags),
-		TEST(test_examples_ranking),
-		TEST(test_search),
-		TEST(test_concurrent_writers),
+	    TEST(test_open_creates_schema),  TEST(test_open_refuses_bad_files),
+	    TEST(test_migrate_from_v1),      TEST(test_migrate_from_v0),
+	    TEST(test_migrate_concurrently), TEST(test_record_and_read_back),
+	    TEST(test_task_from_file),       TEST(test_wins),
+	    TEST(test_nested_transactions),  TEST(test_tags),
+	    TEST(test_examples_ranking),     TEST(test_search),
+	    TEST(test_concurrent_writers),
 	};
 	int rc;
 	if (!mkdtemp(tmpdir)) {

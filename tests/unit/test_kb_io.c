@@ -98,7 +98,8 @@ static int64_t call(struct kf_kb *kb, int64_t run, const char *response)
 	c.seq = -1;
 	c.provider = "openai";
 	c.model = "m";
-	c.prompt = "[{\"role\":\"system\",\"content\":\"you write CUDA\"},{\"role\":\"user\",\"content\":\"go\"}]";
+	c.prompt =
+	    "[{\"role\":\"system\",\"content\":\"you write CUDA\"},{\"role\":\"user\",\"content\":\"go\"}]";
 	c.response = response;
 	c.finish_reason = "stop";
 	c.tokens_in = 321;
@@ -110,8 +111,8 @@ static int64_t call(struct kf_kb *kb, int64_t run, const char *response)
 	return id;
 }
 
-static int64_t step(struct kf_kb *kb, int64_t run, int64_t parent, int64_t llm, const char *src, const char *verdict,
-		    double speedup)
+static int64_t step(struct kf_kb *kb, int64_t run, int64_t parent, int64_t llm, const char *src,
+		    const char *verdict, double speedup)
 {
 	struct kf_kb_candidate c = {0};
 	struct kf_kb_eval e = {0};
@@ -153,8 +154,8 @@ static void fill_a(struct kf_kb *kb)
 	int64_t t = put_task(kb, "softmax", "s1", "reduction");
 	int64_t r = begin_run(kb, t, 1);
 	int64_t c1 = step(kb, r, 0, call(kb, r, "first"), "__global__ void s0() {}", "pass", 1.0);
-	int64_t c2 = step(kb, r, c1, call(kb, r, "second \"quoted\"\nline"), "__global__ void s1() { float4 v; }",
-			  "pass", 2.0);
+	int64_t c2 = step(kb, r, c1, call(kb, r, "second \"quoted\"\nline"),
+			  "__global__ void s1() { float4 v; }", "pass", 2.0);
 	step(kb, r, c2, 0, "__global__ void s2() {}", "wrong_output", 0.5);
 	kf_kb_run_set_status(kb, r, "done", NULL);
 }
@@ -178,14 +179,16 @@ static void test_export_format(void)
 	struct kf_err err = KF_ERR_INIT;
 	char *text, *line, *save = NULL;
 	int n = 0, calls = 0, types[7] = {0};
-	static const char *names[7] = {"kforge-export", "task", "run", "llm_call", "candidate", "evaluation", "timing"};
+	static const char *names[7] = {"kforge-export", "task",       "run",   "llm_call",
+				       "candidate",     "evaluation", "timing"};
 	if (!kb)
 		return;
 	fill_a(kb);
 	CHECKF(kf_kb_export(kb, 0, tmp_path("a.jsonl"), &err) == KF_OK, "%s", err.msg);
 	text = slurp(tmp_path("a.jsonl"));
 	CHECK(text != NULL);
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save), n++) {
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save), n++) {
 		cJSON *o = cJSON_Parse(line);
 		const cJSON *type = cJSON_GetObjectItem(o, "type");
 		CHECKF(cJSON_IsString(type), "line %d has no type", n + 1);
@@ -198,11 +201,13 @@ static void test_export_format(void)
 				types[k]++;
 		if (cJSON_IsString(type) && !strcmp(type->valuestring, "llm_call")) {
 			/* The fields replay reads (shared-decisions). */
-			static const char *fields[] = {"run_id", "seq", "provider", "model", "prompt", "response",
-						       "finish_reason", "tokens_in", "tokens_out", "cost_usd",
-						       "latency_ms", "error", "request_id"};
+			static const char *fields[] = {"run_id",     "seq",      "provider",      "model",
+						       "prompt",     "response", "finish_reason", "tokens_in",
+						       "tokens_out", "cost_usd", "latency_ms",    "error",
+						       "request_id"};
 			for (size_t f = 0; f < KF_ARRAY_SIZE(fields); f++)
-				CHECKF(cJSON_GetObjectItem(o, fields[f]) != NULL, "llm_call without '%s'", fields[f]);
+				CHECKF(cJSON_GetObjectItem(o, fields[f]) != NULL, "llm_call without '%s'",
+				       fields[f]);
 			CHECK(cJSON_IsArray(cJSON_GetObjectItem(o, "prompt")));
 			CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "error")));
 			CHECK_EQ_INT(cJSON_GetObjectItem(o, "seq")->valuedouble, calls);
@@ -384,8 +389,9 @@ static void test_merge_overlapping(void)
 	CHECK_EQ_INT(st.dup_candidates, 1);
 	CHECK_EQ_INT(st.evaluations, 6); /* B's evaluation of s1 is kept, on A's row */
 	CHECK_EQ_INT(sql_int(out, "SELECT count(*) FROM tasks WHERE name = 'softmax'"), 1);
-	CHECK_EQ_INT(sql_int(out, "SELECT count(*) FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
-				  "WHERE c.source LIKE '%s1()%'"),
+	CHECK_EQ_INT(sql_int(out,
+			     "SELECT count(*) FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
+			     "WHERE c.source LIKE '%s1()%'"),
 		     2);
 	CHECK(kf_kb_open(out, KF_KB_READONLY, &m, &err) == KF_OK);
 	if (!m)
@@ -473,11 +479,11 @@ static void cleanup(void)
 int main(int argc, char **argv)
 {
 	static const struct kf_test_case cases[] = {
-		TEST(test_export_format),
-		TEST(test_export_import_roundtrip),
-		TEST(test_import_rejects_bad_files),
-		TEST(test_merge_overlapping),
-		TEST(test_import_run_links_parent_by_hash),
+	    TEST(test_export_format),
+	    TEST(test_export_import_roundtrip),
+	    TEST(test_import_rejects_bad_files),
+	    TEST(test_merge_overlapping),
+	    TEST(test_import_run_links_parent_by_hash),
 	};
 	int rc;
 	if (!mkdtemp(tmpdir)) {

@@ -24,8 +24,8 @@ static void test_quantiles_exact(void)
 	const double y[] = {9, 4, 5, 2, 4, 7, 5, 4};
 	CHECK_EQ_INT(kf_stats_compute(y, 8, &s, &err), KF_OK);
 	CHECK_NEAR(s.median, 4.5, 1e-12); /* h = 3.5 between 4 and 5 */
-	CHECK_NEAR(s.q1, 4.0, 1e-12);	  /* h = 1.75 between 4 and 4 */
-	CHECK_NEAR(s.q3, 5.5, 1e-12);	  /* h = 5.25: 5 + 0.25 * (7 - 5) */
+	CHECK_NEAR(s.q1, 4.0, 1e-12);     /* h = 1.75 between 4 and 4 */
+	CHECK_NEAR(s.q3, 5.5, 1e-12);     /* h = 5.25: 5 + 0.25 * (7 - 5) */
 	CHECK_NEAR(s.iqr, 1.5, 1e-12);
 	CHECK_NEAR(s.mean, 5.0, 1e-12);
 	CHECK_NEAR(s.stddev, sqrt(32.0 / 7.0), 1e-12);
@@ -250,7 +250,7 @@ static void test_stop_rule(void)
 				 .max_total_ns = 1e6};
 	double x[60];
 	for (int i = 0; i < 60; i++)
-		x[i] = 100.0 + (i % 2);					   /* RSE tiny */
+		x[i] = 100.0 + (i % 2);                                    /* RSE tiny */
 	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 4, 400), KF_STOP_CONTINUE); /* too few samples */
 	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 6, 601), KF_STOP_CONTINUE); /* too little time */
 	CHECK_EQ_INT(kf_stop_rule_check(&r, x, 10, 1005), KF_STOP_CONVERGED);

@@ -28,13 +28,14 @@ static void test_junit(void)
 {
 	struct kf_buf b = KF_BUF_INIT(1 << 16);
 	struct kf_junit_case c[3] = {
-		{"softmax", "verify", 1.5, KF_JUNIT_PASS, NULL, NULL},
-		{"gemm", "verify", 2.0, KF_JUNIT_FAIL, "wrong_output at M=3 <x>", "got 1 want 2"},
-		{"gemm", "timing", 0, KF_JUNIT_SKIP, "no GPU", NULL},
+	    {"softmax", "verify", 1.5, KF_JUNIT_PASS, NULL, NULL},
+	    {"gemm", "verify", 2.0, KF_JUNIT_FAIL, "wrong_output at M=3 <x>", "got 1 want 2"},
+	    {"gemm", "timing", 0, KF_JUNIT_SKIP, "no GPU", NULL},
 	};
 	CHECK(!kf_junit_render(&b, "kforge regress", c, 3));
 	CHECK_CONTAINS(b.data, "tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\"");
-	CHECK_CONTAINS(b.data, "<failure message=\"wrong_output at M=3 &lt;x&gt;\" type=\"kforge.failure\">got 1 want 2</failure>");
+	CHECK_CONTAINS(b.data, "<failure message=\"wrong_output at M=3 &lt;x&gt;\" "
+			       "type=\"kforge.failure\">got 1 want 2</failure>");
 	CHECK_CONTAINS(b.data, "<skipped message=\"no GPU\"/>");
 	CHECK_CONTAINS(b.data, "<testcase classname=\"softmax\" name=\"verify\" time=\"1.500\"/>");
 	kf_buf_release(&b);
@@ -46,7 +47,8 @@ static void test_charts(void)
 	double x[4] = {0, 0.5, 1, 2}, y[4] = {0.9, 0.6, NAN, 0.1};
 	struct kf_series s = {"fast_p", 4, x, y};
 	struct kf_chart_opts o = {"fast_p", "p", "fraction", 0, 0, false, true, 1.0, true};
-	struct kf_bar bars[3] = {{"a<b", 2.0, true, 1.5, 2.5, 1}, {"b", 0.5, false, 0, 0, 2}, {"c", NAN, false, 0, 0, 3}};
+	struct kf_bar bars[3] = {
+	    {"a<b", 2.0, true, 1.5, 2.5, 1}, {"b", 0.5, false, 0, 0, 2}, {"c", NAN, false, 0, 0, 3}};
 
 	CHECK(!kf_svg_line_chart(&b, &s, 1, &o));
 	CHECK_CONTAINS(b.data, "data-chart=\"line\"");

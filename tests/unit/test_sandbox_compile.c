@@ -474,13 +474,13 @@ static void teardown(void)
 }
 
 static const struct kf_test_case cases[] = {
-    TEST(test_backend_name),	   TEST(test_pick_arch),
-    TEST(test_ptxas_parse),	   TEST(test_good_kernel),
-    TEST(test_syntax_error),	   TEST(test_cache_hit),
-    TEST(test_bomb_times_out),	   TEST(test_fp16_bf16_headers),
-    TEST(test_cccl_headers),	   TEST(test_wgmma_picks_sm90a),
+    TEST(test_backend_name),       TEST(test_pick_arch),
+    TEST(test_ptxas_parse),        TEST(test_good_kernel),
+    TEST(test_syntax_error),       TEST(test_cache_hit),
+    TEST(test_bomb_times_out),     TEST(test_fp16_bf16_headers),
+    TEST(test_cccl_headers),       TEST(test_wgmma_picks_sm90a),
     TEST(test_two_kernels_stack),  TEST(test_bad_arch_is_invalid),
-    TEST(test_cache_dir_env),	   TEST(test_unwritable_cache_still_compiles),
+    TEST(test_cache_dir_env),      TEST(test_unwritable_cache_still_compiles),
     TEST(test_cpu_backend_cached),
 };
 

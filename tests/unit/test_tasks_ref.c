@@ -72,7 +72,8 @@ static void test_suite_loads_strict(void)
 			st = kf_kfile_bind(k, t, &e);
 		CHECKF(st == KF_OK, "task '%s': reference: %s", t->name, e.msg);
 		for (size_t s = 0; st == KF_OK && s < t->n_public + t->n_hidden; s++) {
-			const struct kf_shape *sh = s < t->n_public ? &t->shapes_public[s] : &t->shapes_hidden[s - t->n_public];
+			const struct kf_shape *sh =
+			    s < t->n_public ? &t->shapes_public[s] : &t->shapes_hidden[s - t->n_public];
 			struct kf_plan *p = NULL;
 			enum kf_status ps = kf_plan_make(k, t, sh, &p, &e);
 			CHECKF(ps == KF_OK, "task '%s' shape %zu: %s", t->name, s, e.msg);
@@ -83,7 +84,8 @@ static void test_suite_loads_strict(void)
 	}
 	CHECKF(covered == n_ref, "%zu host implementations but only %zu tasks use them", n_ref, covered);
 	(void)tab;
-	CHECKF(levels[1] >= 30 && levels[2] >= 15 && levels[3] >= 6, "levels: %d %d %d", levels[1], levels[2], levels[3]);
+	CHECKF(levels[1] >= 30 && levels[2] >= 15 && levels[3] >= 6, "levels: %d %d %d", levels[1], levels[2],
+	       levels[3]);
 }
 
 /* True when some element of got lies outside the tolerance of want: a kernel producing got fails. */
@@ -113,15 +115,17 @@ static int check_not_degenerate(const struct kf_task *t, const struct kf_plan *p
 		if (!zero)
 			return 1;
 		if (!differs(t, b, zero, io->data[b], n)) {
-			fprintf(stderr, "  task '%s': an all-zero '%s' passes\n", t->name, t->tensors[b].name);
+			fprintf(stderr, "  task '%s': an all-zero '%s' passes\n", t->name,
+				t->tensors[b].name);
 			bad = 1;
 		}
 		free(zero);
 		for (size_t a = 0; a < n_t; a++)
-			if (t->tensors[a].role == KF_ROLE_INPUT && p->buffers[a].numel == p->buffers[b].numel &&
+			if (t->tensors[a].role == KF_ROLE_INPUT &&
+			    p->buffers[a].numel == p->buffers[b].numel &&
 			    !differs(t, b, io->data[a], io->data[b], n)) {
-				fprintf(stderr, "  task '%s': copying '%s' into '%s' passes\n", t->name, t->tensors[a].name,
-					t->tensors[b].name);
+				fprintf(stderr, "  task '%s': copying '%s' into '%s' passes\n", t->name,
+					t->tensors[a].name, t->tensors[b].name);
 				bad = 1;
 			}
 	}
@@ -253,8 +257,9 @@ static int check_task(const struct kf_task *t, const struct kf_shape *s, uint64_
 	for (size_t q = 0; q < t->n_params && q < KF_MAX_BUFFERS; q++) {
 		pn[q] = t->params[q].name;
 		pv[q] = (t->params[q].dtype == KF_DTYPE_F32 || t->params[q].dtype == KF_DTYPE_F64)
-				? (t->params[q].dtype == KF_DTYPE_F32 ? (double)(float)t->params[q].value : t->params[q].value)
-				: (double)t->params[q].ivalue;
+			    ? (t->params[q].dtype == KF_DTYPE_F32 ? (double)(float)t->params[q].value
+								  : t->params[q].value)
+			    : (double)t->params[q].ivalue;
 	}
 	struct taskref_io io = {t->n_tensors, tn, dd, t->n_dims, dn, dv, t->n_params, pn, pv};
 	taskref_fn fn = taskref_find(t->name);
@@ -276,8 +281,11 @@ static int check_task(const struct kf_task *t, const struct kf_shape *s, uint64_
 			double g = kf_elem_get(got, dt, i), want = dd[b][i];
 			if (!(fabs(g - want) <= tol.atol + tol.rtol * fabs(want))) {
 				if (!nbad)
-					fprintf(stderr, "  task '%s' %s: %s[%zu] = %.9g, host %.9g (atol %g rtol %g)\n", t->name,
-						shape, t->tensors[b].name, i, g, want, tol.atol, tol.rtol);
+					fprintf(
+					    stderr,
+					    "  task '%s' %s: %s[%zu] = %.9g, host %.9g (atol %g rtol %g)\n",
+					    t->name, shape, t->tensors[b].name, i, g, want, tol.atol,
+					    tol.rtol);
 				nbad++;
 			}
 		}
@@ -318,7 +326,8 @@ static int check_share(int job, int n_jobs)
 		const struct kf_shape *best = NULL;
 		int64_t best_cost = 0;
 		for (size_t s = 0; s < t->n_public + t->n_hidden; s++) {
-			const struct kf_shape *sh = s < t->n_public ? &t->shapes_public[s] : &t->shapes_hidden[s - t->n_public];
+			const struct kf_shape *sh =
+			    s < t->n_public ? &t->shapes_public[s] : &t->shapes_hidden[s - t->n_public];
 			int64_t cost = shape_cost(t, sh);
 			if (!best || cost < best_cost) {
 				best = sh;
@@ -359,19 +368,21 @@ static void test_references_match_host(void)
 		int status = 0;
 		if (pid[j] <= 0 || waitpid(pid[j], &status, 0) != pid[j])
 			continue;
-		CHECKF(WIFEXITED(status), "checker %d ended by signal %d", j, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		CHECKF(WIFEXITED(status), "checker %d ended by signal %d", j,
+		       WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			n_bad++;
 	}
-	CHECKF(n_bad == 0, "some references disagree with their host implementations or accept a do-nothing kernel "
-			   "(the lines above name them)");
+	CHECKF(n_bad == 0,
+	       "some references disagree with their host implementations or accept a do-nothing kernel "
+	       "(the lines above name them)");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct kf_test_case cases[] = {
-		TEST(test_suite_loads_strict),
-		TEST(test_references_match_host),
+	    TEST(test_suite_loads_strict),
+	    TEST(test_references_match_host),
 	};
 	int rc = kf_test_run(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 	globfree(&g_tasks);

@@ -83,9 +83,9 @@ static void test_half_conversions(void)
 	CHECK_EQ_INT(kf_f32_to_f16(1.0f), 0x3c00);
 	CHECK_EQ_INT(kf_f32_to_f16(-2.0f), 0xc000);
 	CHECK_EQ_INT(kf_f32_to_f16(65504.0f), 0x7bff);
-	CHECK_EQ_INT(kf_f32_to_f16(65520.0f), 0x7c00); /* rounds to inf */
+	CHECK_EQ_INT(kf_f32_to_f16(65520.0f), 0x7c00);               /* rounds to inf */
 	CHECK_EQ_INT(kf_f32_to_f16(5.960464477539063e-08f), 0x0001); /* smallest subnormal */
-	CHECK_EQ_INT(kf_f32_to_f16(1.0f + 1.0f / 2048), 0x3c00);      /* tie to even */
+	CHECK_EQ_INT(kf_f32_to_f16(1.0f + 1.0f / 2048), 0x3c00);     /* tie to even */
 	CHECK_EQ_INT(kf_f32_to_f16(1.0f + 3.0f / 2048), 0x3c02);
 	CHECK(isnan(kf_f16_to_f32(kf_f32_to_f16(NAN))));
 	for (uint32_t h = 0; h < 0x7c00; h++)
@@ -182,5 +182,6 @@ static void test_inputs_randint_index(void)
 }
 
 KF_TEST_MAIN(TEST(test_compare_nan_never_passes), TEST(test_compare_inf_sign), TEST(test_compare_tolerance),
-	     TEST(test_compare_nmse_and_zero_reference), TEST(test_compare_ints_exact), TEST(test_half_conversions),
-	     TEST(test_pattern_mismatch), TEST(test_inputs_distributions), TEST(test_inputs_randint_index))
+	     TEST(test_compare_nmse_and_zero_reference), TEST(test_compare_ints_exact),
+	     TEST(test_half_conversions), TEST(test_pattern_mismatch), TEST(test_inputs_distributions),
+	     TEST(test_inputs_randint_index))

@@ -12,25 +12,26 @@
 static int kf_t_passed, kf_t_failed, kf_t_skipped, kf_t_cur_failed, kf_t_cur_skipped;
 static const char *kf_t_name;
 
-#define CHECK(cond)                                                                                     \
-	do {                                                                                            \
-		if (!(cond)) {                                                                          \
-			fprintf(stderr, "  FAIL %s (%s:%d): %s\n", kf_t_name, __FILE__, __LINE__, #cond); \
-			kf_t_cur_failed = 1;                                                            \
-		}                                                                                       \
+#define CHECK(cond)                                                                                          \
+	do {                                                                                                 \
+		if (!(cond)) {                                                                               \
+			fprintf(stderr, "  FAIL %s (%s:%d): %s\n", kf_t_name, __FILE__, __LINE__, #cond);    \
+			kf_t_cur_failed = 1;                                                                 \
+		}                                                                                            \
 	} while (0)
 
-#define CHECKF(cond, ...)                                                                               \
-	do {                                                                                            \
-		if (!(cond)) {                                                                          \
-			fprintf(stderr, "  FAIL %s (%s:%d): %s: ", kf_t_name, __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                                   \
-			fputc('\n', stderr);                                                            \
-			kf_t_cur_failed = 1;                                                            \
-		}                                                                                       \
+#define CHECKF(cond, ...)                                                                                    \
+	do {                                                                                                 \
+		if (!(cond)) {                                                                               \
+			fprintf(stderr, "  FAIL %s (%s:%d): %s: ", kf_t_name, __FILE__, __LINE__, #cond);    \
+			fprintf(stderr, __VA_ARGS__);                                                        \
+			fputc('\n', stderr);                                                                 \
+			kf_t_cur_failed = 1;                                                                 \
+		}                                                                                            \
 	} while (0)
 
-#define CHECK_EQ_INT(a, b) CHECKF((long long)(a) == (long long)(b), "%lld != %lld", (long long)(a), (long long)(b))
+#define CHECK_EQ_INT(a, b)                                                                                   \
+	CHECKF((long long)(a) == (long long)(b), "%lld != %lld", (long long)(a), (long long)(b))
 /* Functions, not macros, for the string checks: a char array argument would make `(a) &&` a
  * -Waddress warning. */
 static inline int kf_t_streq(const char *a, const char *b)
@@ -46,14 +47,16 @@ static inline const char *kf_t_str(const char *s)
 	return s ? s : "(null)";
 }
 #define CHECK_STR(a, b) CHECKF(kf_t_streq((a), (b)), "'%s' != '%s'", kf_t_str(a), kf_t_str(b))
-#define CHECK_CONTAINS(hay, needle) CHECKF(kf_t_contains((hay), (needle)), "'%s' does not contain '%s'", kf_t_str(hay), kf_t_str(needle))
-#define CHECK_NEAR(a, b, tol) CHECKF(fabs((double)(a) - (double)(b)) <= (tol), "%.9g !~ %.9g", (double)(a), (double)(b))
+#define CHECK_CONTAINS(hay, needle)                                                                          \
+	CHECKF(kf_t_contains((hay), (needle)), "'%s' does not contain '%s'", kf_t_str(hay), kf_t_str(needle))
+#define CHECK_NEAR(a, b, tol)                                                                                \
+	CHECKF(fabs((double)(a) - (double)(b)) <= (tol), "%.9g !~ %.9g", (double)(a), (double)(b))
 
-#define KF_SKIP(why)                                                                                    \
-	do {                                                                                            \
-		fprintf(stderr, "  skip %s: %s\n", kf_t_name, (why));                                   \
-		kf_t_cur_skipped = 1;                                                                   \
-		return;                                                                                 \
+#define KF_SKIP(why)                                                                                         \
+	do {                                                                                                 \
+		fprintf(stderr, "  skip %s: %s\n", kf_t_name, (why));                                        \
+		kf_t_cur_skipped = 1;                                                                        \
+		return;                                                                                      \
 	} while (0)
 
 typedef void (*kf_test_fn)(void);
@@ -62,7 +65,10 @@ struct kf_test_case {
 	kf_test_fn fn;
 };
 
-#define TEST(name) {#name, name}
+#define TEST(name)                                                                                           \
+	{                                                                                                    \
+#name, name                                                                                  \
+	}
 
 static int kf_test_run(const struct kf_test_case *cases, size_t n, int argc, char **argv)
 {
@@ -84,11 +90,11 @@ static int kf_test_run(const struct kf_test_case *cases, size_t n, int argc, cha
 	return kf_t_failed ? 1 : 0;
 }
 
-#define KF_TEST_MAIN(...)                                                                               \
-	int main(int argc, char **argv)                                                                 \
-	{                                                                                               \
-		static const struct kf_test_case cases[] = {__VA_ARGS__};                               \
-		return kf_test_run(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);                \
+#define KF_TEST_MAIN(...)                                                                                    \
+	int main(int argc, char **argv)                                                                      \
+	{                                                                                                    \
+		static const struct kf_test_case cases[] = {__VA_ARGS__};                                    \
+		return kf_test_run(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);                     \
 	}
 
 #endif

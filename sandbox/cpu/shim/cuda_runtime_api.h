@@ -1,4 +1,5 @@
-/* kforge cpu backend: <cuda_runtime_api.h> for kernel files; everything it would declare comes from kf_shim.h. */
+/* kforge cpu backend: <cuda_runtime_api.h> for kernel files; everything it would declare comes from
+ * kf_shim.h. */
 #ifndef KF_SHIM_CUDA_RUNTIME_API_H
 #define KF_SHIM_CUDA_RUNTIME_API_H
 #include "kf_shim.h"

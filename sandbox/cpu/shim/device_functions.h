@@ -1,4 +1,5 @@
-/* kforge cpu backend: <device_functions.h> for kernel files; everything it would declare comes from kf_shim.h. */
+/* kforge cpu backend: <device_functions.h> for kernel files; everything it would declare comes from
+ * kf_shim.h. */
 #ifndef KF_SHIM_DEVICE_FUNCTIONS_H
 #define KF_SHIM_DEVICE_FUNCTIONS_H
 #include "kf_shim.h"

@@ -13,9 +13,9 @@
 #define KF_RT_DSMEM_MAX 232448 /* bytes of dynamic shared memory per block (sm_90 opt-in maximum) */
 
 struct kf_rt_config {
-	int n_threads;          /* OS threads that run blocks (0: one per online CPU) */
-	uint64_t shuffle_seed;  /* 0: fibers run in program order; else a seeded order per barrier round */
-	size_t stack_bytes;     /* per fiber, a power of two >= 16 KiB (0: 64 KiB) */
+	int n_threads;         /* OS threads that run blocks (0: one per online CPU) */
+	uint64_t shuffle_seed; /* 0: fibers run in program order; else a seeded order per barrier round */
+	size_t stack_bytes;    /* per fiber, a power of two >= 16 KiB (0: 64 KiB) */
 };
 
 enum kf_rt_status { KF_RT_OK = 0, KF_RT_RUNTIME = 1, KF_RT_INVALID = 2, KF_RT_NOMEM = 3 };

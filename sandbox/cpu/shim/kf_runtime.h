@@ -14,7 +14,8 @@
 
 #ifdef __SANITIZE_ADDRESS__
 extern "C" void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
-extern "C" void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+extern "C" void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
+						size_t *size_old);
 #endif
 
 #define KF_HIDDEN __attribute__((visibility("hidden")))
@@ -49,9 +50,9 @@ __asm__(".text\n"
 struct kf_block {
 	void *sched_sp;
 	struct kf_fiber **f;
-	unsigned nf;        /* stacks allocated */
-	unsigned *order;    /* run order of a round */
-	unsigned n;         /* threads in the current block */
+	unsigned nf;     /* stacks allocated */
+	unsigned *order; /* run order of a round */
+	unsigned n;      /* threads in the current block */
 	kf_rt_entry_fn entry;
 	void **args;
 	uint64_t rng;
@@ -71,7 +72,10 @@ static int kf_cfg_threads;
 static thread_local __attribute__((aligned(256))) unsigned char kf_dsmem[KF_RT_DSMEM_MAX];
 static thread_local struct kf_block *kf_tls_blk;
 
-extern "C" KF_HIDDEN void *kf_dyn_smem(void) { return kf_dsmem; }
+extern "C" KF_HIDDEN void *kf_dyn_smem(void)
+{
+	return kf_dsmem;
+}
 
 static inline void kf_to_fiber(struct kf_block *b, struct kf_fiber *f)
 {
@@ -136,7 +140,8 @@ extern "C" uint64_t kf_rt_warp(int op, unsigned mask, uint64_t val, int arg, int
 static struct kf_fiber *kf_fiber_new(size_t sz)
 {
 	size_t span = 2 * sz;
-	char *p = (char *)mmap(0, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p =
+	    (char *)mmap(0, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return 0;
 	uintptr_t a = ((uintptr_t)p + sz - 1) & ~(uintptr_t)(sz - 1);
@@ -251,10 +256,14 @@ static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
 		if (f->wval & 1)
 			bal |= 1u << l;
 		acc += f->wval;
-		if ((int64_t)f->wval < smin) smin = (int64_t)f->wval;
-		if ((int64_t)f->wval > smax) smax = (int64_t)f->wval;
-		if (f->wval < umin) umin = f->wval;
-		if (f->wval > umax) umax = f->wval;
+		if ((int64_t)f->wval < smin)
+			smin = (int64_t)f->wval;
+		if ((int64_t)f->wval > smax)
+			smax = (int64_t)f->wval;
+		if (f->wval < umin)
+			umin = f->wval;
+		if (f->wval > umax)
+			umax = f->wval;
 		uand &= f->wval;
 		uor |= f->wval;
 		uxor ^= f->wval;
@@ -265,22 +274,47 @@ static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
 		struct kf_fiber *f = wf[l];
 		unsigned s;
 		switch (f->wop) {
-		case KF_W_SHFL: case KF_W_UP: case KF_W_DOWN: case KF_W_XOR:
+		case KF_W_SHFL:
+		case KF_W_UP:
+		case KF_W_DOWN:
+		case KF_W_XOR:
 			s = kf_src_lane(f);
-			/* a source lane outside the group (exited, or not in the mask) gives the caller's own value */
+			/* a source lane outside the group (exited, or not in the mask) gives the caller's own
+			 * value */
 			f->wres = (s < 32 && (grp >> s & 1)) ? wf[s]->wval : f->wval;
 			break;
-		case KF_W_BALLOT: f->wres = bal; break;
-		case KF_W_ANY: f->wres = bal != 0; break;
-		case KF_W_ALL: f->wres = bal == grp; break;
-		case KF_W_ACTIVE: f->wres = grp; break;
-		case KF_W_RADD: f->wres = (uint32_t)acc; break;
-		case KF_W_RMIN: f->wres = f->warg ? (uint64_t)smin : umin; break;
-		case KF_W_RMAX: f->wres = f->warg ? (uint64_t)smax : umax; break;
-		case KF_W_RAND: f->wres = uand; break;
-		case KF_W_ROR: f->wres = uor; break;
-		case KF_W_RXOR: f->wres = uxor; break;
-		case KF_W_MATCH_ANY: case KF_W_MATCH_ALL: {
+		case KF_W_BALLOT:
+			f->wres = bal;
+			break;
+		case KF_W_ANY:
+			f->wres = bal != 0;
+			break;
+		case KF_W_ALL:
+			f->wres = bal == grp;
+			break;
+		case KF_W_ACTIVE:
+			f->wres = grp;
+			break;
+		case KF_W_RADD:
+			f->wres = (uint32_t)acc;
+			break;
+		case KF_W_RMIN:
+			f->wres = f->warg ? (uint64_t)smin : umin;
+			break;
+		case KF_W_RMAX:
+			f->wres = f->warg ? (uint64_t)smax : umax;
+			break;
+		case KF_W_RAND:
+			f->wres = uand;
+			break;
+		case KF_W_ROR:
+			f->wres = uor;
+			break;
+		case KF_W_RXOR:
+			f->wres = uxor;
+			break;
+		case KF_W_MATCH_ANY:
+		case KF_W_MATCH_ALL: {
 			unsigned m = 0;
 			for (unsigned k = 0; k < 32; k++)
 				if ((grp >> k & 1) && wf[k]->wval == f->wval)
@@ -288,7 +322,9 @@ static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
 			f->wres = f->wop == KF_W_MATCH_ANY ? m : (m == grp ? grp : 0);
 			break;
 		}
-		default: f->wres = 0; break;
+		default:
+			f->wres = 0;
+			break;
 		}
 		f->state = KF_F_RUN;
 	}
@@ -314,12 +350,14 @@ static bool kf_warp_resolve(struct kf_fiber **wf, unsigned nl)
 		unsigned grp = 0, need;
 		if (f0->wop == KF_W_ACTIVE) {
 			for (unsigned l = 0; l < nl; l++)
-				if ((waiting >> l & 1) && wf[l]->wop == KF_W_ACTIVE && wf[l]->warg == f0->warg)
+				if ((waiting >> l & 1) && wf[l]->wop == KF_W_ACTIVE &&
+				    wf[l]->warg == f0->warg)
 					grp |= 1u << l;
 			need = grp;
 		} else {
 			for (unsigned l = 0; l < nl; l++)
-				if ((waiting >> l & 1) && wf[l]->wop != KF_W_ACTIVE && wf[l]->wmask == f0->wmask)
+				if ((waiting >> l & 1) && wf[l]->wop != KF_W_ACTIVE &&
+				    wf[l]->wmask == f0->wmask)
 					grp |= 1u << l;
 			need = f0->wmask & live;
 			/* a lane may only take part if its own mask names it; kinds must agree */
@@ -391,8 +429,8 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 		if (progress)
 			continue;
 		/* As on the GPU (PTX bar.sync, sm_70 and later), a barrier waits only for threads that have
-		 * not exited: `if (i >= n) return; ... __syncthreads();` in a tail block completes there, so it
-		 * completes here. */
+		 * not exited: `if (i >= n) return; ... __syncthreads();` in a tail block completes there, so
+		 * it completes here. */
 		if (n_bar > 0 && n_bar + n_exit == n) {
 			int cnt = 0;
 			for (unsigned i = 0; i < n; i++)
@@ -408,12 +446,16 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 		}
 		if (n_bar > 0)
 			snprintf(b->msg, sizeof(b->msg),
-				 "deadlock: divergent __syncthreads in block (%u,%u,%u): %u of %u threads wait at a barrier, "
-				 "%u wait at a warp collective, %u exited", bid.x, bid.y, bid.z, n_bar, n, n_warp, n_exit);
+				 "deadlock: divergent __syncthreads in block (%u,%u,%u): %u of %u threads "
+				 "wait at a barrier, "
+				 "%u wait at a warp collective, %u exited",
+				 bid.x, bid.y, bid.z, n_bar, n, n_warp, n_exit);
 		else
 			snprintf(b->msg, sizeof(b->msg),
-				 "deadlock: divergent warp collective in block (%u,%u,%u): %u threads wait at __shfl/__ballot/"
-				 "__syncwarp whose mask names lanes that exited or wait at another collective (%u exited)",
+				 "deadlock: divergent warp collective in block (%u,%u,%u): %u threads wait "
+				 "at __shfl/__ballot/"
+				 "__syncwarp whose mask names lanes that exited or wait at another "
+				 "collective (%u exited)",
 				 bid.x, bid.y, bid.z, n_warp, n_exit);
 		return KF_RT_RUNTIME;
 	}
@@ -425,8 +467,8 @@ struct kf_launch_state {
 	void **args;
 	dim3 grid, block;
 	uint64_t n_blocks;
-	uint64_t next;     /* atomic: next block index */
-	int failed;        /* atomic */
+	uint64_t next; /* atomic: next block index */
+	int failed;    /* atomic */
 	int status;
 	char msg[512];
 	pthread_mutex_t mu;
@@ -483,12 +525,13 @@ static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t go, done;
 	pthread_t *tid;
-	int n;           /* helper threads (the launching thread works too) */
+	int n; /* helper threads (the launching thread works too) */
 	uint64_t gen;
 	int busy;
 	bool stop;
 	struct kf_launch_state *cur;
-} kf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, false, 0};
+} kf_pool = {
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, false, 0};
 
 static void *kf_pool_main(void *)
 {
@@ -560,7 +603,10 @@ KF_EXPORT void kf_rt_shutdown(void)
 	}
 }
 
-KF_EXPORT int kf_rt_abi_version(void) { return KF_RT_ABI_VERSION; }
+KF_EXPORT int kf_rt_abi_version(void)
+{
+	return KF_RT_ABI_VERSION;
+}
 
 KF_EXPORT int kf_rt_configure(const struct kf_rt_config *c)
 {
@@ -577,19 +623,19 @@ KF_EXPORT int kf_rt_configure(const struct kf_rt_config *c)
 	return KF_RT_OK;
 }
 
-KF_EXPORT int kf_rt_launch(kf_rt_entry_fn entry, const uint32_t grid[3], const uint32_t block[3], uint32_t smem_bytes,
-			   void **args, char *msg, size_t msg_len)
+KF_EXPORT int kf_rt_launch(kf_rt_entry_fn entry, const uint32_t grid[3], const uint32_t block[3],
+			   uint32_t smem_bytes, void **args, char *msg, size_t msg_len)
 {
 	uint64_t nt = (uint64_t)block[0] * block[1] * block[2];
 	uint64_t nb = (uint64_t)grid[0] * grid[1] * grid[2];
 	if (!entry || nt == 0 || nt > 1024 || nb == 0) {
-		snprintf(msg, msg_len, "invalid launch: %llu threads per block, %llu blocks", (unsigned long long)nt,
-			 (unsigned long long)nb);
+		snprintf(msg, msg_len, "invalid launch: %llu threads per block, %llu blocks",
+			 (unsigned long long)nt, (unsigned long long)nb);
 		return KF_RT_INVALID;
 	}
 	if (smem_bytes > KF_RT_DSMEM_MAX) {
-		snprintf(msg, msg_len, "invalid launch: %u bytes of dynamic shared memory (at most %u)", smem_bytes,
-			 (unsigned)KF_RT_DSMEM_MAX);
+		snprintf(msg, msg_len, "invalid launch: %u bytes of dynamic shared memory (at most %u)",
+			 smem_bytes, (unsigned)KF_RT_DSMEM_MAX);
 		return KF_RT_INVALID;
 	}
 	struct kf_launch_state L;
@@ -627,7 +673,8 @@ KF_EXPORT int kf_rt_launch(kf_rt_entry_fn entry, const uint32_t grid[3], const u
 }
 
 /* A ping-pong between the scheduler and one fiber that yields at a barrier in a loop. */
-static void kf_switch_probe(void **) {
+static void kf_switch_probe(void **)
+{
 	for (int i = 0; i < 100000; i++)
 		__syncthreads();
 }

@@ -58,8 +58,9 @@ static enum kf_status cpu_init(const struct kf_worker_opts *opts, struct kf_devi
 	cpu.shuffle_seed = opts ? opts->shuffle_seed : 0;
 	cpu.sanitize = opts && opts->sanitize;
 	if (cpu.sanitize && !dlsym(RTLD_DEFAULT, "__asan_init")) {
-		snprintf(msg, msg_len, "a sanitized cpu module needs AddressSanitizer's runtime preloaded "
-				       "(LD_PRELOAD of libasan into the worker)");
+		snprintf(msg, msg_len,
+			 "a sanitized cpu module needs AddressSanitizer's runtime preloaded "
+			 "(LD_PRELOAD of libasan into the worker)");
 		return KF_ERR_UNAVAILABLE;
 	}
 	struct kf_device_info *d = &cpu.info;
@@ -113,13 +114,15 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 	cpu.configure = (kf_rt_configure_fn)dlsym(so, "kf_rt_configure");
 	cpu.shutdown = (kf_rt_shutdown_fn)dlsym(so, "kf_rt_shutdown");
 	if (!ver || !cpu.launch || !cpu.configure || !cpu.shutdown || ver() != KF_RT_ABI_VERSION) {
-		snprintf(msg, msg_len, "the module is not a kforge cpu module of ABI version %d", KF_RT_ABI_VERSION);
+		snprintf(msg, msg_len, "the module is not a kforge cpu module of ABI version %d",
+			 KF_RT_ABI_VERSION);
 		dlclose(so);
 		return KF_ERR_INVALID;
 	}
 	/* 128 KiB per fiber: a kernel's local arrays live on its fiber's stack (only touched pages are
 	 * backed); AddressSanitizer's redzones need more. */
-	struct kf_rt_config cfg = {.n_threads = 0, .shuffle_seed = cpu.shuffle_seed,
+	struct kf_rt_config cfg = {.n_threads = 0,
+				   .shuffle_seed = cpu.shuffle_seed,
 				   .stack_bytes = cpu.sanitize ? (size_t)256 << 10 : (size_t)128 << 10};
 	if (cpu.configure(&cfg) != KF_RT_OK) {
 		snprintf(msg, msg_len, "the cpu module refused its configuration");
@@ -131,7 +134,8 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 		snprintf(sym, sizeof(sym), KF_RT_ENTRY_PREFIX "%s", kernels[i]);
 		kf_rt_entry_fn fn = (kf_rt_entry_fn)dlsym(so, sym);
 		if (!fn || strlen(kernels[i]) >= sizeof(cpu.names[0])) {
-			snprintf(msg, msg_len, "kernel '%s' is not an extern \"C\" __global__ function of the module",
+			snprintf(msg, msg_len,
+				 "kernel '%s' is not an extern \"C\" __global__ function of the module",
 				 kernels[i]);
 			cpu.shutdown();
 			dlclose(so);
@@ -209,9 +213,10 @@ static enum kf_status check_launch(const struct kf_be_launch *l, size_t idx, cha
 		why = "more dynamic shared memory than the device has";
 	if (!why)
 		return KF_OK;
-	snprintf(msg, msg_len, "launch %zu (kernel '%s', line %d): %s: grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u", idx + 1,
-		 l->kernel, l->line, why, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-		 l->smem_bytes);
+	snprintf(msg, msg_len,
+		 "launch %zu (kernel '%s', line %d): %s: grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u", idx + 1,
+		 l->kernel, l->line, why, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+		 l->block[2], l->smem_bytes);
 	return KF_ERR_INVALID;
 }
 
@@ -237,8 +242,8 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 			if (!strcmp(cpu.names[k], launches[i].kernel))
 				fns[i] = cpu.entries[k];
 		if (!fns[i]) {
-			snprintf(msg, msg_len, "launch %zu (line %d): kernel '%s' was not loaded", i + 1, launches[i].line,
-				 launches[i].kernel);
+			snprintf(msg, msg_len, "launch %zu (line %d): kernel '%s' was not loaded", i + 1,
+				 launches[i].line, launches[i].kernel);
 			return KF_ERR_INVALID;
 		}
 	}
@@ -249,13 +254,17 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 		char why[512];
 		int rc = cpu.launch(fns[i], l->grid, l->block, l->smem_bytes, l->args, why, sizeof(why));
 		if (rc != KF_RT_OK) {
-			snprintf(msg, msg_len, "%s in launch %zu (kernel '%s', line %d)", why, i + 1, l->kernel, l->line);
-			return rc == KF_RT_INVALID ? KF_ERR_INVALID : rc == KF_RT_NOMEM ? KF_ERR_NOMEM : KF_ERR_RUNTIME;
+			snprintf(msg, msg_len, "%s in launch %zu (kernel '%s', line %d)", why, i + 1,
+				 l->kernel, l->line);
+			return rc == KF_RT_INVALID ? KF_ERR_INVALID
+			       : rc == KF_RT_NOMEM ? KF_ERR_NOMEM
+						   : KF_ERR_RUNTIME;
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (stats) {
-		stats->time_ns = want_time ? (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec) : 0;
+		stats->time_ns =
+		    want_time ? (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec) : 0;
 		stats->kernels_seen = (uint32_t)n;
 		snprintf(stats->timing_source, sizeof(stats->timing_source), "cpu-wall");
 	}
@@ -273,15 +282,15 @@ static void cpu_shutdown(void)
 
 /* flush_l2 is NULL: host caches are not flushed before timed runs (cpu times are labelled as such). */
 const struct kf_backend_ops kf_backend_cpu = {
-	.name = "cpu",
-	.init = cpu_init,
-	.load = cpu_load,
-	.alloc = cpu_alloc,
-	.free = cpu_free,
-	.htod = cpu_htod,
-	.dtoh = cpu_dtoh,
-	.fill32 = cpu_fill32,
-	.run = cpu_run,
-	.flush_l2 = NULL,
-	.shutdown = cpu_shutdown,
+    .name = "cpu",
+    .init = cpu_init,
+    .load = cpu_load,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .htod = cpu_htod,
+    .dtoh = cpu_dtoh,
+    .fill32 = cpu_fill32,
+    .run = cpu_run,
+    .flush_l2 = NULL,
+    .shutdown = cpu_shutdown,
 };
