@@ -20,8 +20,8 @@
 
 /* The migration files, in order: file i brings the schema from version i to i + 1. */
 static const char *const migrations[] = {
-	"kb/sql/001-base.sql",
-	"kb/sql/002-wins-fts.sql",
+    "kb/sql/001-base.sql",
+    "kb/sql/002-wins-fts.sql",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == KF_KB_SCHEMA_VERSION,
 	       "one migration file per schema version");
@@ -44,7 +44,8 @@ void kf_kb_hash_hex(const void *data, size_t n, char out[65])
 
 enum kf_status kb_dberr(struct kf_kb *kb, struct kf_err *err, const char *what)
 {
-	return kf_err_set(err, KF_ERR_DB, "%s: %s", what, kb && kb->db ? sqlite3_errmsg(kb->db) : "no database");
+	return kf_err_set(err, KF_ERR_DB, "%s: %s", what,
+			  kb && kb->db ? sqlite3_errmsg(kb->db) : "no database");
 }
 
 enum kf_status kb_exec(struct kf_kb *kb, const char *sql, struct kf_err *err)
@@ -108,8 +109,8 @@ enum kf_status kb_tx_begin(struct kf_kb *kb, struct kf_err *err)
 	if (kb->flags & KF_KB_READONLY)
 		return kf_err_set(err, KF_ERR_INVALID, "'%s' is open read-only", kb->path);
 	if (kb->tx_depth == 0) {
-		/* BEGIN IMMEDIATE takes the write lock now (waiting up to the busy timeout), so two writers never
-		 * both hold read locks and deadlock on the upgrade. */
+		/* BEGIN IMMEDIATE takes the write lock now (waiting up to the busy timeout), so two writers
+		 * never both hold read locks and deadlock on the upgrade. */
 		if (sqlite3_exec(kb->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 			return kb_dberr(kb, err, "cannot begin a transaction");
 	} else {
@@ -192,15 +193,16 @@ static enum kf_status migrate(struct kf_kb *kb, struct kf_err *err)
 			return st;
 		if (v > KF_KB_SCHEMA_VERSION)
 			return kf_err_set(err, KF_ERR_UNSUPPORTED,
-					  "'%s' has schema version %d, newer than this kforge's %d", kb->path, v,
-					  KF_KB_SCHEMA_VERSION);
+					  "'%s' has schema version %d, newer than this kforge's %d", kb->path,
+					  v, KF_KB_SCHEMA_VERSION);
 		kb->schema_version = v;
 		if (v == KF_KB_SCHEMA_VERSION)
 			return KF_OK;
 		if (kb->flags & KF_KB_READONLY)
-			return kf_err_set(err, KF_ERR_INVALID,
-					  "'%s' has schema version %d and needs an upgrade to %d; open it read-write once",
-					  kb->path, v, KF_KB_SCHEMA_VERSION);
+			return kf_err_set(
+			    err, KF_ERR_INVALID,
+			    "'%s' has schema version %d and needs an upgrade to %d; open it read-write once",
+			    kb->path, v, KF_KB_SCHEMA_VERSION);
 		if ((st = kb_tx_begin(kb, err)))
 			return st;
 		if ((st = read_user_version(kb, &v, err))) {
@@ -213,17 +215,51 @@ static enum kf_status migrate(struct kf_kb *kb, struct kf_err *err)
 			char pragma[48];
 			if (!sql) {
 				kb_tx_end(kb, false, NULL);
-				return kf_err_set(err, KF_ERR_INTERNAL, "schema file '%s' is not embedded", migrations[v]);
+				return kf_err_set(err, KF_ERR_INTERNAL, "schema file '%s' is not embedded",
+						  migrations[v]);
 			}
 			snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
 			if ((st = kb_exec(kb, sql, err)) || (st = kb_exec(kb, pragma, err))) {
 				kb_tx_end(kb, false, NULL);
-				return kf_err_prefix(err, "migrating '%s' to schema version %d", kb->path, v + 1);
+				return kf_err_prefix(err, "migrating '%s' to schema version %d", kb->path,
+						     v + 1);
 			}
 		}
 		if ((st = kb_tx_end(kb, true, err)))
 			return st;
 	}
+}
+
+static bool is_busy(struct kf_kb *kb)
+{
+	int rc = sqlite3_errcode(kb->db) & 0xff;
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/* The pragmas and migrations of a fresh connection (kf_kb_open retries them while the file is busy). */
+static enum kf_status open_setup(struct kf_kb *kb, unsigned flags, struct kf_err *err)
+{
+	enum kf_status st;
+	/* A file that is not a database fails here, on the first read. */
+	if ((st = kb_exec(kb, "PRAGMA foreign_keys = ON", err)))
+		return st;
+	if (!(flags & KF_KB_READONLY)) {
+		/* WAL: readers never block the writer and a killed writer leaves the last committed step.
+		 * NORMAL syncs at checkpoints only: a process kill loses nothing committed; FULL also syncs
+		 * each commit for power loss. */
+		if ((st = kb_exec(kb, "PRAGMA journal_mode = WAL", err)))
+			return st;
+		if ((st = kb_exec(kb,
+				  (flags & KF_KB_SYNC_FULL) ? "PRAGMA synchronous = FULL"
+							    : "PRAGMA synchronous = NORMAL",
+				  err)))
+			return st;
+	}
+	/* Retrieval touches index pages all over a large file: a 64 MiB page cache and reads through mmap
+	 * (256 MiB of address space, no copy, no syscall per page) keep a 100k-candidate query in memory. */
+	if ((st = kb_exec(kb, "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456", err)))
+		return st;
+	return migrate(kb, err);
 }
 
 enum kf_status kf_kb_open(const char *path, unsigned flags, struct kf_kb **out, struct kf_err *err)
@@ -237,16 +273,17 @@ enum kf_status kf_kb_open(const char *path, unsigned flags, struct kf_kb **out, 
 	if (!path || !*path)
 		return kf_err_set(err, KF_ERR_INVALID, "no database path");
 	if ((flags & (KF_KB_READONLY | KF_KB_NOCREATE)) && stat(path, &sb) != 0)
-		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot open '%s': %s", path,
-				  strerror(errno));
+		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO, "cannot open '%s': %s",
+				  path, strerror(errno));
 	kb = calloc(1, sizeof(*kb));
 	if (!kb || !(kb->path = kf_strdup(path))) {
 		free(kb);
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
 	kb->flags = flags;
-	oflags = SQLITE_OPEN_NOMUTEX | ((flags & KF_KB_READONLY) ? SQLITE_OPEN_READONLY
-								   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	oflags =
+	    SQLITE_OPEN_NOMUTEX |
+	    ((flags & KF_KB_READONLY) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	if (sqlite3_open_v2(path, &kb->db, oflags, NULL) != SQLITE_OK) {
 		st = kf_err_set(err, KF_ERR_DB, "cannot open '%s': %s", path,
 				kb->db ? sqlite3_errmsg(kb->db) : "out of memory");
@@ -254,30 +291,25 @@ enum kf_status kf_kb_open(const char *path, unsigned flags, struct kf_kb **out, 
 	}
 	sqlite3_extended_result_codes(kb->db, 1);
 	sqlite3_busy_timeout(kb->db, KB_BUSY_TIMEOUT_MS);
-	/* A file that is not a database fails here, on the first read. */
-	if ((st = kb_exec(kb, "PRAGMA foreign_keys = ON", err)))
-		goto fail_prefix;
-	if (!(flags & KF_KB_READONLY)) {
-		/* WAL: readers never block the writer and a killed writer leaves the last committed step.
-		 * NORMAL syncs at checkpoints only: a process kill loses nothing committed; FULL also syncs each
-		 * commit for power loss. */
-		if ((st = kb_exec(kb, "PRAGMA journal_mode = WAL", err)))
-			goto fail_prefix;
-		if ((st = kb_exec(kb, (flags & KF_KB_SYNC_FULL) ? "PRAGMA synchronous = FULL"
-								: "PRAGMA synchronous = NORMAL",
-				  err)))
-			goto fail_prefix;
+	/* Two processes opening a new file at once (bench --jobs) can meet SQLITE_BUSY in the journal-mode
+	 * switch or the first migration without the busy handler being called (SQLite does not wait where
+	 * waiting could deadlock): those steps are retried here, with a short sleep, up to the same timeout.
+	 */
+	for (double t0 = kf_now_ms();;) {
+		st = open_setup(kb, flags, err);
+		if (!st || !is_busy(kb) || kf_now_ms() - t0 > KB_BUSY_TIMEOUT_MS)
+			break;
+		kf_err_clear(err);
+		usleep(20000);
 	}
-	/* Retrieval touches index pages all over a large file: a 64 MiB page cache and reads through mmap
-	 * (256 MiB of address space, no copy, no syscall per page) keep a 100k-candidate query in memory. */
-	if ((st = kb_exec(kb, "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456", err)))
-		goto fail_prefix;
-	if ((st = migrate(kb, err)))
-		goto fail;
+	if (st) {
+		if (st == KF_ERR_DB)
+			kf_err_prefix(err, "cannot open '%s'", path);
+		kf_kb_close(kb);
+		return st;
+	}
 	*out = kb;
 	return KF_OK;
-fail_prefix:
-	kf_err_prefix(err, "cannot open '%s'", path);
 fail:
 	kf_kb_close(kb);
 	return st;
@@ -356,8 +388,8 @@ static enum kf_status step_done(struct kf_kb *kb, sqlite3_stmt *st, const char *
 enum kf_status kf_kb_task_put(struct kf_kb *kb, const struct kf_kb_task *t, int64_t *id, struct kf_err *err)
 {
 	static const char ins[] =
-		"INSERT INTO tasks (name, hash, category, level, title, description, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name, hash) DO NOTHING";
+	    "INSERT INTO tasks (name, hash, category, level, title, description, created_at) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name, hash) DO NOTHING";
 	static const char sel[] = "SELECT id FROM tasks WHERE name = ?1 AND hash = ?2";
 	sqlite3_stmt *st;
 	enum kf_status s;
@@ -399,7 +431,8 @@ fail:
 	return err ? err->code : KF_ERR_DB;
 }
 
-enum kf_status kf_kb_task_put_loaded(struct kf_kb *kb, const struct kf_task *task, int64_t *id, struct kf_err *err)
+enum kf_status kf_kb_task_put_loaded(struct kf_kb *kb, const struct kf_task *task, int64_t *id,
+				     struct kf_err *err)
 {
 	struct kf_kb_task t = {0};
 	t.name = task->name;
@@ -453,10 +486,11 @@ static void make_uid(char out[33])
 enum kf_status kf_kb_run_begin(struct kf_kb *kb, const struct kf_kb_run *r, int64_t *id, struct kf_err *err)
 {
 	static const char ins[] =
-		"INSERT INTO runs (uid, task_id, strategy, provider, model, backend, seed, budget_calls, "
-		"budget_tokens, budget_usd, budget_time_s, config, status, started_at, updated_at, finished_at, "
-		"spend_usd, n_calls, tokens_in, tokens_out) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
+	    "INSERT INTO runs (uid, task_id, strategy, provider, model, backend, seed, budget_calls, "
+	    "budget_tokens, budget_usd, budget_time_s, config, status, started_at, updated_at, finished_at, "
+	    "spend_usd, n_calls, tokens_in, tokens_out) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+	    "?20)";
 	sqlite3_stmt *st;
 	enum kf_status s;
 	char uid[33];
@@ -465,7 +499,8 @@ enum kf_status kf_kb_run_begin(struct kf_kb *kb, const struct kf_kb_run *r, int6
 	if (r->task_id <= 0)
 		return kf_err_set(err, KF_ERR_INVALID, "a run needs a task");
 	if (kb_has_secret(r->config))
-		return kf_err_set(err, KF_ERR_INVALID, "a run's config holds what looks like an API key; keys are never stored");
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "a run's config holds what looks like an API key; keys are never stored");
 	if (!r->uid)
 		make_uid(uid);
 	if ((s = kb_tx_begin(kb, err)))
@@ -504,9 +539,8 @@ fail:
 
 enum kf_status kf_kb_run_set_status(struct kf_kb *kb, int64_t run_id, const char *status, struct kf_err *err)
 {
-	static const char sql[] =
-		"UPDATE runs SET status = ?2, updated_at = ?3, "
-		"finished_at = CASE WHEN ?2 = 'running' THEN 0 ELSE ?3 END WHERE id = ?1";
+	static const char sql[] = "UPDATE runs SET status = ?2, updated_at = ?3, "
+				  "finished_at = CASE WHEN ?2 = 'running' THEN 0 ELSE ?3 END WHERE id = ?1";
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int changed;
@@ -534,17 +568,17 @@ enum kf_status kf_kb_run_set_status(struct kf_kb *kb, int64_t run_id, const char
 	return kb_tx_end(kb, true, err);
 }
 
-enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_call *c, int64_t *id, int *seq_out,
-				     struct kf_err *err)
+enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_call *c, int64_t *id,
+				     int *seq_out, struct kf_err *err)
 {
 	static const char next_seq[] = "SELECT coalesce(max(seq) + 1, 0) FROM llm_calls WHERE run_id = ?1";
-	static const char ins[] =
-		"INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, finish_reason, tokens_in, "
-		"tokens_out, cost_usd, latency_ms, error, request_id, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
-	static const char upd[] =
-		"UPDATE runs SET n_calls = n_calls + 1, tokens_in = tokens_in + ?2, tokens_out = tokens_out + ?3, "
-		"spend_usd = spend_usd + ?4, updated_at = ?5 WHERE id = ?1";
+	static const char ins[] = "INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, "
+				  "finish_reason, tokens_in, "
+				  "tokens_out, cost_usd, latency_ms, error, request_id, created_at) "
+				  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	static const char upd[] = "UPDATE runs SET n_calls = n_calls + 1, tokens_in = tokens_in + ?2, "
+				  "tokens_out = tokens_out + ?3, "
+				  "spend_usd = spend_usd + ?4, updated_at = ?5 WHERE id = ?1";
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int seq = c->seq;
@@ -554,7 +588,8 @@ enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_ca
 		return kf_err_set(err, KF_ERR_INVALID, "an llm call needs a run");
 	/* The request is stored as messages, never headers; a key pasted into a message is refused too. */
 	if (kb_has_secret(c->prompt) || kb_has_secret(c->error) || kb_has_secret(c->request_id))
-		return kf_err_set(err, KF_ERR_INVALID, "an llm call holds what looks like an API key; keys are never stored");
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "an llm call holds what looks like an API key; keys are never stored");
 	if ((s = kb_tx_begin(kb, err)))
 		return s;
 	if (seq < 0) {
@@ -605,10 +640,10 @@ enum kf_status kb_insert_candidate(struct kf_kb *kb, const struct kf_kb_candidat
 				   struct kf_err *err)
 {
 	static const char run_task[] = "SELECT task_id FROM runs WHERE id = ?1";
-	static const char ins[] =
-		"INSERT INTO candidates (run_id, task_id, parent_id, parent2_id, llm_call_id, generation, island, "
-		"node, edit_kind, source, source_hash, tags, change, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	static const char ins[] = "INSERT INTO candidates (run_id, task_id, parent_id, parent2_id, "
+				  "llm_call_id, generation, island, "
+				  "node, edit_kind, source, source_hash, tags, change, created_at) "
+				  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int64_t task_id = c->task_id;
@@ -674,27 +709,30 @@ enum kf_status kf_kb_record_candidate(struct kf_kb *kb, const struct kf_kb_candi
 	return kb_tx_end(kb, true, err);
 }
 
-enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e, const struct kf_kb_timing *timings,
-			      size_t n_timings, int64_t *id, struct kf_err *err)
+enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
+			      const struct kf_kb_timing *timings, size_t n_timings, int64_t *id,
+			      struct kf_err *err)
 {
-	static const char ins[] =
-		"INSERT INTO evaluations (candidate_id, backend, arch, toolchain, device, dtype, verdict, reason, seed, "
-		"speedup, wall_ms, created_at, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"(SELECT task_id FROM candidates WHERE id = ?1))";
+	static const char ins[] = "INSERT INTO evaluations (candidate_id, backend, arch, toolchain, device, "
+				  "dtype, verdict, reason, seed, "
+				  "speedup, wall_ms, created_at, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+				  "?7, ?8, ?9, ?10, ?11, ?12, "
+				  "(SELECT task_id FROM candidates WHERE id = ?1))";
 	static const char ins_shape[] =
-		"INSERT INTO eval_shapes (evaluation_id, idx, dims, status, max_abs, max_rel, detail) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+	    "INSERT INTO eval_shapes (evaluation_id, idx, dims, status, max_abs, max_rel, detail) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 	static const char ins_timing[] =
-		"INSERT INTO timings (candidate_id, evaluation_id, shape, clock, n_samples, median_ms, iqr_ms, "
-		"ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	    "INSERT INTO timings (candidate_id, evaluation_id, shape, clock, n_samples, median_ms, iqr_ms, "
+	    "ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	/* A later evaluation must beat the win strictly, so the first of equals keeps it. */
 	static const char win[] =
-		"INSERT INTO wins (task_id, arch, dtype, candidate_id, evaluation_id, speedup, updated_at) "
-		"SELECT task_id, ?2, ?3, id, ?4, ?5, ?6 FROM candidates WHERE id = ?1 "
-		"ON CONFLICT (task_id, arch, dtype) DO UPDATE SET candidate_id = excluded.candidate_id, "
-		"evaluation_id = excluded.evaluation_id, speedup = excluded.speedup, updated_at = excluded.updated_at "
-		"WHERE excluded.speedup > wins.speedup";
+	    "INSERT INTO wins (task_id, arch, dtype, candidate_id, evaluation_id, speedup, updated_at) "
+	    "SELECT task_id, ?2, ?3, id, ?4, ?5, ?6 FROM candidates WHERE id = ?1 "
+	    "ON CONFLICT (task_id, arch, dtype) DO UPDATE SET candidate_id = excluded.candidate_id, "
+	    "evaluation_id = excluded.evaluation_id, speedup = excluded.speedup, updated_at = "
+	    "excluded.updated_at "
+	    "WHERE excluded.speedup > wins.speedup";
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int64_t eid;
@@ -777,8 +815,9 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e, cons
 	return KF_OK;
 }
 
-enum kf_status kf_kb_record_eval(struct kf_kb *kb, const struct kf_kb_eval *e, const struct kf_kb_timing *timings,
-				 size_t n_timings, int64_t *id, struct kf_err *err)
+enum kf_status kf_kb_record_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
+				 const struct kf_kb_timing *timings, size_t n_timings, int64_t *id,
+				 struct kf_err *err)
 {
 	enum kf_status s = kb_tx_begin(kb, err);
 	if (s)
@@ -790,9 +829,9 @@ enum kf_status kf_kb_record_eval(struct kf_kb *kb, const struct kf_kb_eval *e, c
 	return kb_tx_end(kb, true, err);
 }
 
-enum kf_status kf_kb_record_step(struct kf_kb *kb, const struct kf_kb_candidate *c, const struct kf_kb_eval *e,
-				 const struct kf_kb_timing *timings, size_t n_timings, int64_t *cand_id,
-				 int64_t *eval_id, struct kf_err *err)
+enum kf_status kf_kb_record_step(struct kf_kb *kb, const struct kf_kb_candidate *c,
+				 const struct kf_kb_eval *e, const struct kf_kb_timing *timings,
+				 size_t n_timings, int64_t *cand_id, int64_t *eval_id, struct kf_err *err)
 {
 	enum kf_status s = kb_tx_begin(kb, err);
 	int64_t cid = 0, eid = 0;
@@ -821,40 +860,40 @@ fail:
 /* ---- reading ---- */
 
 /* Steps st calling conv+fn per row; resets st. */
-#define KB_ITERATE(kb, st, rowvar, conv, fn, ctx, err, what)                                            \
-	do {                                                                                            \
-		int rc_;                                                                                \
-		while ((rc_ = sqlite3_step(st)) == SQLITE_ROW) {                                        \
-			(conv)(st, &(rowvar));                                                          \
-			if ((fn)(ctx, &(rowvar)))                                                       \
-				break;                                                                  \
-		}                                                                                       \
-		if (rc_ != SQLITE_ROW && rc_ != SQLITE_DONE) {                                          \
-			kb_dberr(kb, err, what);                                                        \
-			sqlite3_reset(st);                                                              \
-			return KF_ERR_DB;                                                               \
-		}                                                                                       \
-		sqlite3_reset(st);                                                                      \
+#define KB_ITERATE(kb, st, rowvar, conv, fn, ctx, err, what)                                                 \
+	do {                                                                                                 \
+		int rc_;                                                                                     \
+		while ((rc_ = sqlite3_step(st)) == SQLITE_ROW) {                                             \
+			(conv)(st, &(rowvar));                                                               \
+			if ((fn)(ctx, &(rowvar)))                                                            \
+				break;                                                                       \
+		}                                                                                            \
+		if (rc_ != SQLITE_ROW && rc_ != SQLITE_DONE) {                                               \
+			kb_dberr(kb, err, what);                                                             \
+			sqlite3_reset(st);                                                                   \
+			return KF_ERR_DB;                                                                    \
+		}                                                                                            \
+		sqlite3_reset(st);                                                                           \
 	} while (0)
 
 /* The body of a get-by-id reader: one row by id through conv to fn, KF_ERR_NOTFOUND naming noun. */
-#define KB_GET_BY_ID(kb, sql, id, rowtype, conv, fn, ctx, err, noun)                                  \
-	do {                                                                                            \
-		sqlite3_stmt *st_ = kb_stmt(kb, sql, err);                                              \
-		rowtype row_;                                                                           \
-		int rc_;                                                                                \
-		if (!st_)                                                                               \
-			return KF_ERR_DB;                                                               \
-		sqlite3_bind_int64(st_, 1, id);                                                         \
-		rc_ = sqlite3_step(st_);                                                                \
-		if (rc_ == SQLITE_ROW) {                                                                \
-			(conv)(st_, &row_);                                                             \
-			(fn)(ctx, &row_);                                                               \
-		}                                                                                       \
-		kb_done(st_);                                                                           \
-		if (rc_ == SQLITE_DONE)                                                                 \
-			return kf_err_set(err, KF_ERR_NOTFOUND, "no " noun " %lld", (long long)(id));   \
-		return rc_ == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a " noun);            \
+#define KB_GET_BY_ID(kb, sql, id, rowtype, conv, fn, ctx, err, noun)                                         \
+	do {                                                                                                 \
+		sqlite3_stmt *st_ = kb_stmt(kb, sql, err);                                                   \
+		rowtype row_;                                                                                \
+		int rc_;                                                                                     \
+		if (!st_)                                                                                    \
+			return KF_ERR_DB;                                                                    \
+		sqlite3_bind_int64(st_, 1, id);                                                              \
+		rc_ = sqlite3_step(st_);                                                                     \
+		if (rc_ == SQLITE_ROW) {                                                                     \
+			(conv)(st_, &row_);                                                                  \
+			(fn)(ctx, &row_);                                                                    \
+		}                                                                                            \
+		kb_done(st_);                                                                                \
+		if (rc_ == SQLITE_DONE)                                                                      \
+			return kf_err_set(err, KF_ERR_NOTFOUND, "no " noun " %lld", (long long)(id));        \
+		return rc_ == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a " noun);                 \
 	} while (0)
 
 #define TASK_COLS "id, name, hash, category, level, title, description, created_at"
@@ -887,10 +926,10 @@ enum kf_status kf_kb_tasks_each(struct kf_kb *kb, kf_kb_task_fn fn, void *ctx, s
 	return KF_OK;
 }
 
-#define RUN_COLS                                                                                        \
-	"r.id, r.uid, r.task_id, r.strategy, r.provider, r.model, r.backend, r.seed, r.budget_calls, "  \
-	"r.budget_tokens, r.budget_usd, r.budget_time_s, r.config, r.status, r.started_at, r.updated_at, " \
-	"r.finished_at, r.spend_usd, r.n_calls, r.tokens_in, r.tokens_out, "                           \
+#define RUN_COLS                                                                                             \
+	"r.id, r.uid, r.task_id, r.strategy, r.provider, r.model, r.backend, r.seed, r.budget_calls, "       \
+	"r.budget_tokens, r.budget_usd, r.budget_time_s, r.config, r.status, r.started_at, r.updated_at, "   \
+	"r.finished_at, r.spend_usd, r.n_calls, r.tokens_in, r.tokens_out, "                                 \
 	"(SELECT count(*) FROM candidates c WHERE c.run_id = r.id)"
 static void run_row(sqlite3_stmt *st, struct kf_kb_run *r)
 {
@@ -924,10 +963,11 @@ enum kf_status kf_kb_run_get(struct kf_kb *kb, int64_t id, kf_kb_run_fn fn, void
 	KB_GET_BY_ID(kb, sql, id, struct kf_kb_run, run_row, fn, ctx, err, "run");
 }
 
-enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn fn, void *ctx, struct kf_err *err)
+enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn fn, void *ctx,
+			       struct kf_err *err)
 {
 	static const char sql[] =
-		"SELECT " RUN_COLS " FROM runs r WHERE ?1 <= 0 OR r.task_id = ?1 ORDER BY r.id";
+	    "SELECT " RUN_COLS " FROM runs r WHERE ?1 <= 0 OR r.task_id = ?1 ORDER BY r.id";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	struct kf_kb_run r;
 	if (!st)
@@ -937,8 +977,8 @@ enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn f
 	return KF_OK;
 }
 
-#define CAND_COLS                                                                                       \
-	"id, run_id, task_id, parent_id, parent2_id, llm_call_id, generation, island, node, edit_kind, "  \
+#define CAND_COLS                                                                                            \
+	"id, run_id, task_id, parent_id, parent2_id, llm_call_id, generation, island, node, edit_kind, "     \
 	"source, source_hash, tags, change, created_at"
 static void cand_row(sqlite3_stmt *st, struct kf_kb_candidate *c)
 {
@@ -981,8 +1021,8 @@ enum kf_status kf_kb_candidates_each(struct kf_kb *kb, int64_t run_id, kf_kb_can
 	return KF_OK;
 }
 
-#define CALL_COLS                                                                                       \
-	"id, run_id, seq, provider, model, prompt, response, finish_reason, tokens_in, tokens_out, "      \
+#define CALL_COLS                                                                                            \
+	"id, run_id, seq, provider, model, prompt, response, finish_reason, tokens_in, tokens_out, "         \
 	"cost_usd, latency_ms, error, request_id, created_at"
 static void call_row(sqlite3_stmt *st, struct kf_kb_llm_call *c)
 {
@@ -1025,8 +1065,8 @@ enum kf_status kf_kb_llm_call_get(struct kf_kb *kb, int64_t id, kf_kb_llm_call_f
 	KB_GET_BY_ID(kb, sql, id, struct kf_kb_llm_call, call_row, fn, ctx, err, "llm call");
 }
 
-#define EVAL_COLS                                                                                       \
-	"e.id, e.candidate_id, e.backend, e.arch, e.toolchain, e.device, e.dtype, e.verdict, e.reason, "  \
+#define EVAL_COLS                                                                                            \
+	"e.id, e.candidate_id, e.backend, e.arch, e.toolchain, e.device, e.dtype, e.verdict, e.reason, "     \
 	"e.seed, e.speedup, e.wall_ms, e.created_at"
 static void eval_row(sqlite3_stmt *st, struct kf_kb_eval *e)
 {
@@ -1063,10 +1103,11 @@ static void shape_set_clear(struct shape_set *s)
 }
 
 /* Copies an evaluation's shape rows out of the statement (their text would not outlive the next step). */
-static enum kf_status load_shapes(struct kf_kb *kb, int64_t eval_id, struct shape_set *out, struct kf_err *err)
+static enum kf_status load_shapes(struct kf_kb *kb, int64_t eval_id, struct shape_set *out,
+				  struct kf_err *err)
 {
-	static const char sql[] =
-		"SELECT dims, status, max_abs, max_rel, detail FROM eval_shapes WHERE evaluation_id = ?1 ORDER BY idx";
+	static const char sql[] = "SELECT dims, status, max_abs, max_rel, detail FROM eval_shapes WHERE "
+				  "evaluation_id = ?1 ORDER BY idx";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	size_t cap = 0;
 	int rc;
@@ -1117,10 +1158,11 @@ static enum kf_status load_shapes(struct kf_kb *kb, int64_t eval_id, struct shap
 enum kf_status kf_kb_evals_each(struct kf_kb *kb, int64_t run_id, int64_t candidate_id, kf_kb_eval_fn fn,
 				void *ctx, struct kf_err *err)
 {
-	static const char by_cand[] = "SELECT " EVAL_COLS " FROM evaluations e WHERE e.candidate_id = ?1 ORDER BY e.id";
+	static const char by_cand[] =
+	    "SELECT " EVAL_COLS " FROM evaluations e WHERE e.candidate_id = ?1 ORDER BY e.id";
 	static const char by_run[] =
-		"SELECT " EVAL_COLS " FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
-		"WHERE c.run_id = ?1 ORDER BY e.id";
+	    "SELECT " EVAL_COLS " FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
+	    "WHERE c.run_id = ?1 ORDER BY e.id";
 	static const char all[] = "SELECT " EVAL_COLS " FROM evaluations e ORDER BY e.id";
 	sqlite3_stmt *st = kb_stmt(kb, candidate_id > 0 ? by_cand : run_id > 0 ? by_run : all, err);
 	struct kf_kb_eval e;
@@ -1153,8 +1195,8 @@ enum kf_status kf_kb_evals_each(struct kf_kb *kb, int64_t run_id, int64_t candid
 	return KF_OK;
 }
 
-#define TIMING_COLS                                                                                     \
-	"t.id, t.candidate_id, t.evaluation_id, t.shape, t.clock, t.n_samples, t.median_ms, t.iqr_ms, "   \
+#define TIMING_COLS                                                                                          \
+	"t.id, t.candidate_id, t.evaluation_id, t.shape, t.clock, t.n_samples, t.median_ms, t.iqr_ms, "      \
 	"t.ci_lo_ms, t.ci_hi_ms, t.ref_median_ms, t.speedup, t.speedup_ci_lo, t.speedup_ci_hi, t.created_at"
 static void timing_row(sqlite3_stmt *st, struct kf_kb_timing *t)
 {
@@ -1178,10 +1220,11 @@ static void timing_row(sqlite3_stmt *st, struct kf_kb_timing *t)
 enum kf_status kf_kb_timings_each(struct kf_kb *kb, int64_t run_id, int64_t candidate_id, kf_kb_timing_fn fn,
 				  void *ctx, struct kf_err *err)
 {
-	static const char by_cand[] = "SELECT " TIMING_COLS " FROM timings t WHERE t.candidate_id = ?1 ORDER BY t.id";
+	static const char by_cand[] =
+	    "SELECT " TIMING_COLS " FROM timings t WHERE t.candidate_id = ?1 ORDER BY t.id";
 	static const char by_run[] =
-		"SELECT " TIMING_COLS " FROM timings t JOIN candidates c ON c.id = t.candidate_id "
-		"WHERE c.run_id = ?1 ORDER BY t.id";
+	    "SELECT " TIMING_COLS " FROM timings t JOIN candidates c ON c.id = t.candidate_id "
+	    "WHERE c.run_id = ?1 ORDER BY t.id";
 	static const char all[] = "SELECT " TIMING_COLS " FROM timings t ORDER BY t.id";
 	sqlite3_stmt *st = kb_stmt(kb, candidate_id > 0 ? by_cand : run_id > 0 ? by_run : all, err);
 	struct kf_kb_timing t;
@@ -1210,8 +1253,9 @@ static void win_row(sqlite3_stmt *st, struct kf_kb_win *w)
 enum kf_status kf_kb_wins_each(struct kf_kb *kb, kf_kb_win_fn fn, void *ctx, struct kf_err *err)
 {
 	static const char sql[] =
-		"SELECT w.task_id, t.name, w.arch, w.dtype, w.candidate_id, w.evaluation_id, w.speedup, w.updated_at "
-		"FROM wins w JOIN tasks t ON t.id = w.task_id ORDER BY t.name, w.task_id, w.arch, w.dtype";
+	    "SELECT w.task_id, t.name, w.arch, w.dtype, w.candidate_id, w.evaluation_id, w.speedup, "
+	    "w.updated_at "
+	    "FROM wins w JOIN tasks t ON t.id = w.task_id ORDER BY t.name, w.task_id, w.arch, w.dtype";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	struct kf_kb_win w;
 	if (!st)
@@ -1224,8 +1268,8 @@ enum kf_status kf_kb_candidate_best(struct kf_kb *kb, int64_t candidate_id, cons
 				    struct kf_err *err)
 {
 	static const char sql[] =
-		"SELECT coalesce(max(speedup), 0) FROM evaluations WHERE candidate_id = ?1 AND verdict = 'pass' "
-		"AND (?2 IS NULL OR arch = ?2)";
+	    "SELECT coalesce(max(speedup), 0) FROM evaluations WHERE candidate_id = ?1 AND verdict = 'pass' "
+	    "AND (?2 IS NULL OR arch = ?2)";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	int rc;
 	if (!st)
@@ -1238,13 +1282,13 @@ enum kf_status kf_kb_candidate_best(struct kf_kb *kb, int64_t candidate_id, cons
 	return rc == SQLITE_ROW ? KF_OK : kb_dberr(kb, err, "cannot read a speedup");
 }
 
-enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch, int64_t *cand_id, double *speedup,
-			      struct kf_err *err)
+enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch, int64_t *cand_id,
+			      double *speedup, struct kf_err *err)
 {
 	static const char sql[] =
-		"SELECT c.id, e.speedup FROM candidates c CROSS JOIN evaluations e ON e.candidate_id = c.id "
-		"WHERE c.run_id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 AND (?2 IS NULL OR e.arch = ?2) "
-		"ORDER BY e.speedup DESC, e.id ASC LIMIT 1";
+	    "SELECT c.id, e.speedup FROM candidates c CROSS JOIN evaluations e ON e.candidate_id = c.id "
+	    "WHERE c.run_id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 AND (?2 IS NULL OR e.arch = ?2) "
+	    "ORDER BY e.speedup DESC, e.id ASC LIMIT 1";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	int rc;
 	*cand_id = 0;
@@ -1265,12 +1309,15 @@ enum kf_status kf_kb_run_best(struct kf_kb *kb, int64_t run_id, const char *arch
 enum kf_status kf_kb_stats_get(struct kf_kb *kb, struct kf_kb_stats *out, struct kf_err *err)
 {
 	static const char sql[] =
-		"SELECT (SELECT count(*) FROM tasks), (SELECT count(*) FROM runs), (SELECT count(*) FROM candidates), "
-		"(SELECT count(*) FROM llm_calls), (SELECT count(*) FROM evaluations), (SELECT count(*) FROM timings), "
-		"(SELECT count(*) FROM wins), "
-		"(SELECT count(DISTINCT candidate_id) FROM evaluations WHERE verdict = 'pass'), "
-		"(SELECT coalesce(sum(tokens_in), 0) FROM llm_calls), (SELECT coalesce(sum(tokens_out), 0) FROM llm_calls), "
-		"(SELECT coalesce(sum(cost_usd), 0) FROM llm_calls)";
+	    "SELECT (SELECT count(*) FROM tasks), (SELECT count(*) FROM runs), (SELECT count(*) FROM "
+	    "candidates), "
+	    "(SELECT count(*) FROM llm_calls), (SELECT count(*) FROM evaluations), (SELECT count(*) FROM "
+	    "timings), "
+	    "(SELECT count(*) FROM wins), "
+	    "(SELECT count(DISTINCT candidate_id) FROM evaluations WHERE verdict = 'pass'), "
+	    "(SELECT coalesce(sum(tokens_in), 0) FROM llm_calls), (SELECT coalesce(sum(tokens_out), 0) FROM "
+	    "llm_calls), "
+	    "(SELECT coalesce(sum(cost_usd), 0) FROM llm_calls)";
 	sqlite3_stmt *st = kb_stmt(kb, sql, err);
 	struct stat sb;
 	int rc;
