@@ -236,8 +236,8 @@ int main(int argc, char **argv)
 		return kf_cuda_metrics_selftest_main(argc - 1, argv + 1);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-		/* argv[i] is non-null for i < argc: NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker)
-		 */
+		/* argv[i] is non-null for i < argc */
+		// NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker)
 		if (!strcmp(a, "--probe") && next) {
 			probe_name = next;
 			i++;
