@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "baseline.h"
 #include "hash.h"
 #include "json.h"
 #include "kfile.h"
@@ -257,6 +258,7 @@ void kf_task_free(struct kf_task *t)
 	free(t->params);
 	free(t->reference);
 	free(t->baseline);
+	kf_baselines_free(t->baselines, t->n_baselines);
 	free(t->flops);
 	free(t->bytes);
 	free(t);
@@ -1227,6 +1229,23 @@ static enum kf_status check_kernel_file(struct loader *L, const char *key, const
 	return st;
 }
 
+/* The kernel files of the `baselines` list, checked like the reference (the `baseline` field, entry 0
+ * when set, was checked under its own name). */
+static enum kf_status check_baseline_kernels(struct loader *L)
+{
+	struct kf_task *t = L->t;
+	for (size_t i = t->baseline ? 1 : 0; i < t->n_baselines; i++) {
+		char key[48];
+		enum kf_status st;
+		if (t->baselines[i].kind != KF_BASELINE_KERNEL)
+			continue;
+		snprintf(key, sizeof(key), "baselines[%zu].kernel", t->baseline ? i - 1 : i);
+		if ((st = check_kernel_file(L, key, t->baselines[i].kernel)))
+			return st;
+	}
+	return KF_OK;
+}
+
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -1240,9 +1259,10 @@ static char *dir_of(const char *path)
 enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *warnings, struct kf_task **out,
 			    struct kf_err *err)
 {
-	static const char *const known[] = {
-	    "format",     "name",    "title",  "category",  "level",    "description", "dims",  "shapes",
-	    "fixed_dims", "tensors", "params", "reference", "baseline", "tolerance",   "flops", "bytes"};
+	static const char *const known[] = {"format",      "name",      "title",    "category",   "level",
+					    "description", "dims",      "shapes",   "fixed_dims", "tensors",
+					    "params",      "reference", "baseline", "tolerance",  "flops",
+					    "bytes",       "baselines"};
 	struct kf_buf raw = KF_BUF_INIT(TASK_MAX_FILE);
 	struct loader L = {.flags = flags, .warnings = warnings, .err = err};
 	cJSON *root = NULL;
@@ -1279,7 +1299,9 @@ enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *war
 	    (st = load_kernel_path(&L, root, "reference", true, &L.t->reference)) ||
 	    (st = load_kernel_path(&L, root, "baseline", false, &L.t->baseline)) ||
 	    (st = check_kernel_file(&L, "reference", L.t->reference)) ||
-	    (st = check_kernel_file(&L, "baseline", L.t->baseline)))
+	    (st = check_kernel_file(&L, "baseline", L.t->baseline)) ||
+	    (st = kf_baselines_load(L.t, root, flags & KF_TASK_NO_FILES, &L.p, err)) ||
+	    (st = check_baseline_kernels(&L)))
 		goto fail;
 	cJSON_Delete(root);
 	kf_buf_release(&raw);

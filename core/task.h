@@ -6,6 +6,8 @@
 #include "expr.h"
 #include "kf.h"
 
+struct kf_baseline;
+
 enum kf_dtype {
 	KF_DTYPE_F64,
 	KF_DTYPE_F32,
@@ -81,6 +83,9 @@ struct kf_task {
 
 	char *reference; /* resolved path (dir + relative) */
 	char *baseline;  /* resolved path or NULL */
+	/* Every baseline (core/baseline.h): `baseline` first when set, then the `baselines` list. */
+	size_t n_baselines;
+	struct kf_baseline *baselines;
 
 	bool tol_set[KF_DTYPE_COUNT]; /* the task's own overrides */
 	struct kf_tol tol[KF_DTYPE_COUNT];
