@@ -21,7 +21,7 @@ PARENT_LIBS := -lcjson -lpcre2-8 -lsqlite3 -lcurl -lseccomp -lnvrtc -ldl -lpthre
 WORKER_LIBS := -ldl -lpthread -lm
 
 # Module sources, in dependency order (ARCHITECTURE.md's table).
-CORE_LITE_SRC := core/status.c core/buf.c
+CORE_LITE_SRC := core/status.c core/buf.c core/libop.c
 CORE_SRC      := $(filter-out $(CORE_LITE_SRC),$(wildcard core/*.c))
 COMMON_SRC    := $(wildcard sandbox/common/*.c)
 SANDBOX_SRC   := $(wildcard sandbox/*.c sandbox/cpu/*.c)
@@ -115,9 +115,11 @@ lint:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
 
+# The GPU libraries are loaded with dlopen where they are used: the driver and CUPTI by the worker, and
+# the baselines' cuBLAS, cuBLASLt and cuDNN too (sandbox/cuda/library.c).
 check-links: all
-	@! ldd $(BUILD)/kforge $(BUILD)/kforge-worker | grep -E 'libcuda\.so|libcupti' || \
-	  { echo "error: a binary links libcuda or libcupti" >&2; exit 1; }
+	@! ldd $(BUILD)/kforge $(BUILD)/kforge-worker | grep -E 'libcuda\.so|libcupti|libcublas|libcudnn' || \
+	  { echo "error: a binary links libcuda, libcupti, cuBLAS or cuDNN" >&2; exit 1; }
 
 clean:
 	rm -rf build

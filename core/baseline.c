@@ -73,17 +73,14 @@ static const struct argspec sdpa_spec[] = {{"q", ARG_TENSOR, true, NULL},
 					   {"causal", ARG_BOOL, false, NULL}};
 
 static const struct {
-	const char *name, *library;
 	const struct argspec *spec;
 	size_t n_spec;
 	size_t n_wire;
 } ops[KF_LIBOP_COUNT] = {
-    [KF_LIBOP_CUBLAS_GEMM] = {"cublas.gemm", "cuBLAS", gemm_spec, KF_ARRAY_SIZE(gemm_spec), KF_MM_NARGS},
-    [KF_LIBOP_CUBLASLT_MATMUL] = {"cublasLt.matmul", "cuBLASLt", lt_spec, KF_ARRAY_SIZE(lt_spec),
-				  KF_MM_NARGS},
-    [KF_LIBOP_CUDNN_CONV_FWD] = {"cudnn.conv_fwd", "cuDNN", conv_spec, KF_ARRAY_SIZE(conv_spec),
-				 KF_CONV_NARGS},
-    [KF_LIBOP_CUDNN_SDPA] = {"cudnn.sdpa", "cuDNN", sdpa_spec, KF_ARRAY_SIZE(sdpa_spec), KF_SDPA_NARGS},
+    [KF_LIBOP_CUBLAS_GEMM] = {gemm_spec, KF_ARRAY_SIZE(gemm_spec), KF_MM_NARGS},
+    [KF_LIBOP_CUBLASLT_MATMUL] = {lt_spec, KF_ARRAY_SIZE(lt_spec), KF_MM_NARGS},
+    [KF_LIBOP_CUDNN_CONV_FWD] = {conv_spec, KF_ARRAY_SIZE(conv_spec), KF_CONV_NARGS},
+    [KF_LIBOP_CUDNN_SDPA] = {sdpa_spec, KF_ARRAY_SIZE(sdpa_spec), KF_SDPA_NARGS},
 };
 
 _Static_assert(KF_MM_NARGS <= KF_LIBCALL_MAX_ARGS && KF_CONV_NARGS <= KF_LIBCALL_MAX_ARGS &&
@@ -92,31 +89,6 @@ _Static_assert(KF_MM_NARGS <= KF_LIBCALL_MAX_ARGS && KF_CONV_NARGS <= KF_LIBCALL
 _Static_assert(KF_ARRAY_SIZE(lt_spec) <= KF_LIBOP_MAX_USER_ARGS &&
 		   KF_ARRAY_SIZE(conv_spec) <= KF_LIBOP_MAX_USER_ARGS,
 	       "user arguments fit a baseline");
-
-const char *kf_libop_name(enum kf_libop op)
-{
-	return (unsigned)op < KF_LIBOP_COUNT ? ops[op].name : "?";
-}
-
-const char *kf_libop_library(enum kf_libop op)
-{
-	return (unsigned)op < KF_LIBOP_COUNT ? ops[op].library : "?";
-}
-
-bool kf_libop_parse(const char *s, enum kf_libop *out)
-{
-	for (int i = 0; s && i < KF_LIBOP_COUNT; i++)
-		if (!strcmp(s, ops[i].name)) {
-			*out = (enum kf_libop)i;
-			return true;
-		}
-	return false;
-}
-
-bool kf_libop_from_launch(const char *kernel, enum kf_libop *out)
-{
-	return kernel && kernel[0] == KF_LIBCALL_PREFIX && kf_libop_parse(kernel + 1, out);
-}
 
 static int spec_index(enum kf_libop op, const char *name)
 {
@@ -834,7 +806,7 @@ static enum kf_status load_library(struct bload *L, const cJSON *o, struct kf_ba
 		char all[200] = "";
 		for (int i = 0; i < KF_LIBOP_COUNT; i++)
 			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? ", " : "",
-				 ops[i].name);
+				 kf_libop_name((enum kf_libop)i));
 		return at(L, "library", KF_ERR_INVALID, "unknown library op '%s' (known: %s)", lib, all);
 	}
 	b->kind = KF_BASELINE_LIBRARY;

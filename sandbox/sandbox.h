@@ -100,6 +100,15 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 			  struct kf_compiled **out, struct kf_err *err);
 void kf_compiled_free(struct kf_compiled *c);
 
+/* ---- library baselines (core/baseline.h) ------------------------------------------------- */
+
+struct kf_baseline;
+/* The module of library baseline b for backend: no compile, an image that names the call (the cuda
+ * worker prepares the call itself). KF_ERR_UNAVAILABLE with the reason on any backend but cuda. Pair it
+ * with kf_libcall_plan (core/baseline.h) in kf_session_start. */
+enum kf_status kf_libcall_module(const struct kf_baseline *b, enum kf_backend_kind backend,
+				 struct kf_compiled **out, struct kf_err *err);
+
 /* ---- worker sessions ---------------------------------------------------------------------- */
 
 #define KF_MAX_BUFFERS 48

@@ -102,6 +102,14 @@ enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const
 				struct kf_err *err);
 void kf_verify_result_free(struct kf_verify_result *r);
 
+/* The protocol for one of the task's baselines (core/baseline.h): a kernel file exactly like a candidate;
+ * a library call likewise on every shape, input set and launch schedule, with no compile. A library
+ * baseline on a backend without its library is KF_ERR_UNAVAILABLE with the reason (exit 4). */
+struct kf_baseline;
+enum kf_status kf_verify_baseline(const struct kf_task *t, const struct kf_baseline *b,
+				  const struct kf_verify_opts *o, struct kf_verify_result **out,
+				  struct kf_err *err);
+
 /* The shapes the verifier checks, in order: public, hidden, derived edge shapes, timing (when asked).
  * Edge shapes vary non-fixed dims to 1, a prime and one past a power of two, never beyond the largest
  * value the task declares for that dim in its public and hidden shapes. */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "compare.h"
 #include "hash.h"
 #include "verifier.h"
@@ -90,6 +91,7 @@ struct vctx {
 	const struct kf_verify_opts *o;
 	struct kf_kfile *cand_kf, *ref_kf;
 	struct kf_compiled *cand_c, *ref_c;
+	const struct kf_baseline *cand_lib; /* a library baseline in place of a kernel file (cand_kf NULL) */
 	char ref_hash[65];
 	char cache_dir[PATH_MAX];
 	struct kf_verify_result *res;
@@ -742,7 +744,8 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 		st = kf_err_set(err, KF_ERR_INVALID, "reference at %s: %s", shape_txt, e2.msg);
 		goto out;
 	}
-	if (kf_plan_make(c->cand_kf, t, shape, &pc, &e2)) {
+	if (c->cand_lib ? kf_libcall_plan(c->cand_lib, t, shape, &pc, &e2)
+			: kf_plan_make(c->cand_kf, t, shape, &pc, &e2)) {
 		rep->status = KF_VERDICT_INVALID_LAUNCH;
 		snprintf(rep->detail, sizeof(rep->detail), "%s", e2.msg);
 		goto out;
@@ -980,8 +983,17 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	struct kf_err e2 = KF_ERR_INIT;
 	enum kf_status st;
 
+	/* a library call: no scan, no compile; a backend without the library cannot run it at all */
+	if (c->cand_lib) {
+		st = kf_libcall_module(c->cand_lib, c->o->backend, &c->cand_c, &e2);
+		res->compiled = c->cand_c;
+		if (st) {
+			*err = e2;
+			return st;
+		}
+	}
 	/* static scan: constructs this backend cannot run */
-	if (kf_scan_unsupported(c->cand_kf, c->o->backend, &e2) == KF_ERR_UNSUPPORTED) {
+	if (!c->cand_lib && kf_scan_unsupported(c->cand_kf, c->o->backend, &e2) == KF_ERR_UNSUPPORTED) {
 		result_reason(res, KF_VERDICT_UNSUPPORTED, "%s", e2.msg);
 		return KF_OK;
 	}
@@ -1001,7 +1013,7 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	}
 	snprintf(c->ref_hash, sizeof(c->ref_hash), "%s", c->ref_c->key);
 
-	st = kf_compile(c->cand_kf, &co, &c->cand_c, &e2);
+	st = c->cand_lib ? KF_OK : kf_compile(c->cand_kf, &co, &c->cand_c, &e2);
 	res->compiled = c->cand_c;
 	if (c->cand_c) {
 		free(res->compile_log);
@@ -1111,9 +1123,10 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	return KF_OK;
 }
 
-enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
-				const struct kf_verify_opts *o, struct kf_verify_result **out,
-				struct kf_err *err)
+/* The protocol for a kernel given as source text, or for library baseline lib (source NULL). */
+static enum kf_status verify_run(const struct kf_task *t, const char *name, const char *source, size_t len,
+				 const struct kf_baseline *lib, const struct kf_verify_opts *o,
+				 struct kf_verify_result **out, struct kf_err *err)
 {
 	struct kf_verify_opts defaults;
 	struct vctx c;
@@ -1136,7 +1149,11 @@ enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const
 	c.res->seed = o->seed ? o->seed : secret_seed();
 	c.res->strict = o->strict;
 	c.res->compile_log = kf_strdup("");
-	kf_sha256_hex(source, len, c.res->kernel_hash);
+	c.cand_lib = lib;
+	if (lib)
+		kf_sha256_hex(lib->canon, strlen(lib->canon), c.res->kernel_hash);
+	else
+		kf_sha256_hex(source, len, c.res->kernel_hash);
 	cache_dir_init(&c);
 	c.wopts.backend = o->backend;
 	c.wopts.worker_path = o->worker_path;
@@ -1151,7 +1168,8 @@ enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const
 		st = st == KF_ERR_NOMEM ? st : KF_ERR_INVALID;
 		goto fail;
 	}
-	if (kf_kfile_parse(name, source, len, &c.cand_kf, &e2) || kf_kfile_bind(c.cand_kf, t, &e2)) {
+	if (!lib &&
+	    (kf_kfile_parse(name, source, len, &c.cand_kf, &e2) || kf_kfile_bind(c.cand_kf, t, &e2))) {
 		if (e2.code == KF_ERR_NOMEM) {
 			*err = e2;
 			st = KF_ERR_NOMEM;
@@ -1179,6 +1197,23 @@ fail:
 	kf_kfile_free(c.cand_kf);
 	kf_verify_result_free(c.res);
 	return st;
+}
+
+enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
+				const struct kf_verify_opts *o, struct kf_verify_result **out,
+				struct kf_err *err)
+{
+	return verify_run(t, name, source, len, NULL, o, out, err);
+}
+
+enum kf_status kf_verify_baseline(const struct kf_task *t, const struct kf_baseline *b,
+				  const struct kf_verify_opts *o, struct kf_verify_result **out,
+				  struct kf_err *err)
+{
+	*out = NULL;
+	if (b->kind == KF_BASELINE_KERNEL)
+		return kf_verify_file(t, b->kernel, o, out, err);
+	return verify_run(t, b->name, NULL, 0, b, o, out, err);
 }
 
 enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path,

@@ -220,14 +220,27 @@ static enum kf_status cuda_load(const uint8_t *image, size_t image_len, int fd, 
 		set_msg(msg, msg_len, "empty module image");
 		return KF_ERR_INVALID;
 	}
+	/* library calls ("@cublas.gemm") are no kernels of the module; a plan of nothing else has no
+	 * module at all (its image only names the calls) */
+	const char *names[MAX_FUNCS];
+	size_t n_names = 0;
+	for (size_t i = 0; i < n_kernels && n_names < MAX_FUNCS; i++)
+		if (!kf_culib_is_call(kernels[i]))
+			names[n_names++] = kernels[i];
 	if (n_kernels > MAX_FUNCS) {
 		set_msg(msg, msg_len, "%zu kernels in one module; at most %d", n_kernels, MAX_FUNCS);
 		return KF_ERR_INVALID;
 	}
+	kernels = names;
+	n_kernels = n_names;
 	if (g.mod) {
 		kf_cu.module_unload(g.mod);
 		g.mod = NULL;
 		g.n_funcs = 0;
+	}
+	if (!n_kernels) {
+		kf_cupti_set_kernels(kernels, 0);
+		return KF_OK;
 	}
 	CUresult r = kf_cu.module_load_data(&g.mod, image);
 	if (r != CUDA_SUCCESS) {
@@ -433,6 +446,10 @@ static enum kf_status cuda_run(const struct kf_be_launch *launches, size_t n, bo
 		return KF_ERR_INVALID;
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (kf_culib_is_call(launches[i].kernel)) {
+			fs[i] = NULL; /* prepared at setup: kf_culib_run */
+			continue;
+		}
 		fs[i] = find_func(launches[i].kernel);
 		if (!fs[i]) {
 			set_msg(msg, msg_len, "line %d: kernel '%s' was not loaded", launches[i].line,
@@ -454,6 +471,13 @@ static enum kf_status cuda_run(const struct kf_be_launch *launches, size_t n, bo
 		goto launch_fail_nolaunch;
 	for (size_t i = 0; i < n; i++) {
 		const struct kf_be_launch *L = &launches[i];
+		if (!fs[i]) {
+			/* a library call: enqueued on g.stream like a kernel, timed with the plan */
+			st = kf_culib_run(i, L->args, msg, msg_len);
+			if (st != KF_OK)
+				return st;
+			continue;
+		}
 		r = kf_cu.launch_kernel(fs[i]->fn, L->grid[0], L->grid[1], L->grid[2], L->block[0],
 					L->block[1], L->block[2], L->smem_bytes, g.stream, L->args, NULL);
 		if (r != CUDA_SUCCESS) {
@@ -525,10 +549,24 @@ launch_fail_nolaunch:
 	return fail_cu(r, "cuEventRecord", msg, msg_len);
 }
 
+/* Prepares the plan's library calls (sandbox/cuda/library.c) on the backend's stream. */
+static enum kf_status cuda_prepare(const struct kf_be_launch *launches, size_t n, char *msg, size_t msg_len)
+{
+	enum kf_status st;
+	if (!check_usable(msg, msg_len, &st))
+		return st;
+	for (size_t i = 0; i < n; i++)
+		if (kf_culib_is_call(launches[i].kernel) &&
+		    (st = kf_culib_prepare(i, &launches[i], g.stream, msg, msg_len)))
+			return st;
+	return KF_OK;
+}
+
 static void cuda_shutdown(void)
 {
 	if (!g.ready)
 		return;
+	kf_culib_release(!g.broken);
 	if (!g.broken) {
 		kf_cupti_stop();
 		if (g.flush_buf)
@@ -561,6 +599,7 @@ const struct kf_backend_ops kf_backend_cuda = {
     .dtoh = cuda_dtoh,
     .fill32 = cuda_fill32,
     .run = cuda_run,
+    .prepare = cuda_prepare,
     .flush_l2 = cuda_flush_l2,
     .shutdown = cuda_shutdown,
 };

@@ -103,6 +103,24 @@ void kf_cupti_stop(void);
  * Exposed for the unit test. */
 uint64_t kf_cupti_union_ns(uint64_t *start, uint64_t *end, size_t n);
 
+/* ---- library calls: cuBLAS, cuBLASLt, cuDNN (sandbox/cuda/library.c) ---------------------- */
+
+struct kf_be_launch;
+
+/* The launch is a library call ("@cublas.gemm", core/baseline.h). */
+bool kf_culib_is_call(const char *kernel);
+/* Prepares launch i of the plan, a library call, to run on stream: loads the library (dlopen), creates
+ * its handle, builds its descriptors or execution plan, picks the algorithm, allocates the workspace.
+ * KF_ERR_UNAVAILABLE when the library is missing or refuses the problem, KF_ERR_INVALID for a malformed
+ * call, KF_ERR_NOMEM. Call with the context current. */
+enum kf_status kf_culib_prepare(size_t i, const struct kf_be_launch *launch, CUstream stream, char *msg,
+				size_t msg_len);
+/* Enqueues prepared call i with the buffer addresses now in args (asynchronous; the caller
+ * synchronizes and times). KF_ERR_RUNTIME with the library's status. */
+enum kf_status kf_culib_run(size_t i, void *const *args, char *msg, size_t msg_len);
+/* Destroys every handle, descriptor and workspace (context_ok false: only forgets them). */
+void kf_culib_release(bool context_ok);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,8 @@ struct kf_be_launch {
 	uint32_t smem_bytes;
 	void **args; /* one pointer per kernel parameter, to the value (a uint64_t for pointers) */
 	int line;    /* directive line, for messages */
+	uint32_t n_args;
+	uint64_t buffer_mask; /* bit a: argument a is a buffer (its cell gets a device address per step) */
 };
 
 struct kf_be_run_stats {
@@ -47,6 +49,13 @@ struct kf_backend_ops {
 	 * set when the context is broken for good (the worker then exits after replying). */
 	enum kf_status (*run)(const struct kf_be_launch *launches, size_t n, bool want_time,
 			      struct kf_be_run_stats *stats, bool *fatal, char *msg, size_t msg_len);
+
+	/* Library calls (core/baseline.h: a launch named "@cublas.gemm"): prepares every one of the plan
+	 * once at setup, before any step (libraries loaded, handles, descriptors, algorithm choice,
+	 * workspaces), so nothing of that lands in a timed run; args hold the scalars already, buffer
+	 * cells are filled per step. KF_ERR_UNAVAILABLE with the reason when a library is missing or
+	 * refuses the problem. NULL: the backend runs no library calls (the engine says so). */
+	enum kf_status (*prepare)(const struct kf_be_launch *launches, size_t n, char *msg, size_t msg_len);
 
 	/* Evicts caches before a timed run (cuda: write >= 2x L2). May be NULL. */
 	enum kf_status (*flush_l2)(char *msg, size_t msg_len);

@@ -3,6 +3,8 @@
  * everything goes through struct kf_backend_ops (device addresses are plain uint64_t). */
 #include "worker.h"
 
+#include "../../core/baseline.h" /* KF_LIBCALL_PREFIX */
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #define G ((uint64_t)KF_GUARD_BYTES)
+
+_Static_assert(KF_PLAN_MAX_ARGS <= 64, "kf_be_launch.buffer_mask has a bit per argument");
 
 static uint64_t padded(uint64_t n_bytes)
 {
@@ -105,6 +109,17 @@ enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int
 	if (st)
 		return st;
 
+	/* Library calls need a backend that runs them: the cpu backend has no cuBLAS or cuDNN. */
+	for (uint32_t l = 0; l < s->n_launches; l++)
+		if (wk->setup.launches[l].kernel[0] == KF_LIBCALL_PREFIX && !wk->ops->prepare) {
+			snprintf(
+			    msg, msg_len,
+			    "'%s' is a library call: the %s backend runs none (cuBLAS and cuDNN need the "
+			    "cuda backend)",
+			    wk->setup.launches[l].kernel + 1, wk->ops->name);
+			return KF_ERR_UNAVAILABLE;
+		}
+
 	/* Each kernel name once, in plan order. */
 	for (uint32_t l = 0; l < s->n_launches; l++) {
 		bool seen = false;
@@ -126,13 +141,24 @@ enum kf_status kf_wk_setup(struct kf_wk *wk, const struct kf_proto_setup *s, int
 		bl->smem_bytes = pl->smem_bytes;
 		bl->line = pl->line;
 		bl->args = wk->argp[l];
+		bl->n_args = pl->n_args;
+		bl->buffer_mask = 0;
 		for (uint32_t a = 0; a < pl->n_args; a++) {
 			wk->argval[l][a] = 0;
+			if (pl->args[a].kind == KF_PARG_BUFFER)
+				bl->buffer_mask |= (uint64_t)1 << a;
 			/* A scalar's bytes sit at the start of its 8-byte cell, as the kernel reads them. */
 			if (pl->args[a].kind == KF_PARG_SCALAR)
 				memcpy(&wk->argval[l][a], pl->args[a].bytes, pl->args[a].size);
 			wk->argp[l][a] = &wk->argval[l][a];
 		}
+	}
+	if (wk->ops->prepare) {
+		bool any = false;
+		for (uint32_t l = 0; l < s->n_launches; l++)
+			any = any || wk->launches[l].kernel[0] == KF_LIBCALL_PREFIX;
+		if (any && (st = wk->ops->prepare(wk->launches, s->n_launches, msg, msg_len)))
+			return st;
 	}
 	wk->ready = true;
 	return KF_OK;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "worker.h"
+#include "../cuda/library.h" /* --library-check (owned by the cuda backend) */
 #include "../cuda/metrics.h" /* --validate-metrics (owned by the cuda backend) */
 
 /* The backends are separate modules that may be missing from a build: weak references keep the
@@ -231,6 +232,9 @@ int main(int argc, char **argv)
 	/* --validate-metrics CHIP LIST: CUPTI range-profiler host check, sandbox/cuda/metrics.cpp */
 	if (argc >= 2 && !strcmp(argv[1], "--validate-metrics"))
 		return kf_cuda_validate_metrics_main(argc - 1, argv + 1);
+	/* --library-check: cuBLAS, cuBLASLt and cuDNN load and describe calls, sandbox/cuda/library.c */
+	if (argc >= 2 && !strcmp(argv[1], "--library-check"))
+		return kf_culib_check_main(argc - 1, argv + 1);
 	/* --metrics-selftest [LIST]: the range profiler on this GPU, sandbox/cuda/selftest.c */
 	if (argc >= 2 && !strcmp(argv[1], "--metrics-selftest"))
 		return kf_cuda_metrics_selftest_main(argc - 1, argv + 1);

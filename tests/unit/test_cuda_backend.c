@@ -10,6 +10,7 @@
 #include "../../sandbox/cuda/backend.c"
 #include "../../sandbox/cuda/cupti.c"
 #include "../../sandbox/cuda/driver.c"
+#include "../../sandbox/cuda/library.c"
 #include "testing.h"
 
 static const char *worker_path(void)
@@ -207,6 +208,87 @@ static void test_launch_checks(void)
 	memset(&g, 0, sizeof(g));
 }
 
+/* Library calls with no GPU: each library loads (it is in the toolkit here), and creating its handle
+ * fails cleanly as unavailable with the library's words; malformed calls are invalid. On a GPU the
+ * handle exists and these checks do not apply. */
+static void test_library_no_gpu(void)
+{
+	int64_t cells[KF_MM_NARGS] = {0};
+	void *args[KF_MM_NARGS];
+	struct kf_be_launch L = {.kernel = "@cublas.gemm", .args = args, .n_args = KF_MM_NARGS};
+	char msg[512] = "";
+	enum kf_status st;
+	double one = 1;
+
+	if (kf_backend_cuda.init(&(struct kf_worker_opts){.backend = KF_BACKEND_CUDA},
+				 &(struct kf_device_info){0}, msg, sizeof(msg)) == KF_OK) {
+		kf_backend_cuda.shutdown();
+		KF_SKIP("a GPU is present: handles would be created");
+	}
+	for (int i = 0; i < KF_MM_NARGS; i++)
+		args[i] = &cells[i];
+	cells[KF_MM_M] = cells[KF_MM_N] = cells[KF_MM_K] = 8;
+	cells[KF_MM_LDA] = cells[KF_MM_LDB] = cells[KF_MM_LDC] = cells[KF_MM_LDD] = 8;
+	cells[KF_MM_BATCH] = 1;
+	memcpy(&cells[KF_MM_ALPHA], &one, 8);
+	L.buffer_mask = 1u << KF_MM_A | 1u << KF_MM_B | 1u << KF_MM_D;
+	st = kf_culib_prepare(0, &L, NULL, msg, sizeof(msg));
+	if (st == KF_ERR_UNAVAILABLE && strstr(msg, "not installed"))
+		KF_SKIP(msg);
+	CHECK_EQ_INT(st, KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(msg, "cublasCreate: CUBLAS_STATUS_");
+	L.kernel = "@cublasLt.matmul";
+	CHECK_EQ_INT(kf_culib_prepare(1, &L, NULL, msg, sizeof(msg)), KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(msg, "cublasLtCreate: CUBLAS_STATUS_");
+	/* an epilogue cublas.gemm does not have is the parent's mistake: invalid, before any handle */
+	L.kernel = "@cublas.gemm";
+	cells[KF_MM_ACTIVATION] = KF_LIB_ACT_RELU;
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "no epilogue");
+	cells[KF_MM_ACTIVATION] = KF_LIB_ACT_NONE;
+	cells[KF_MM_K] = (int64_t)1 << 40; /* outside cuBLAS's 32-bit sizes */
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID);
+	cells[KF_MM_K] = 8;
+	L.n_args = KF_MM_NARGS - 1;
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID);
+	CHECK_CONTAINS(msg, "takes");
+	L.n_args = KF_MM_NARGS;
+	L.kernel = "@cudnn.conv_fwd";
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)),
+		     KF_ERR_INVALID); /* 27 cells, conv takes 23 */
+	L.kernel = "@cudnn.sdpa";
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID);
+	L.n_args = KF_SDPA_NARGS;
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(msg, "cudnnCreate");
+	L.kernel = "cublas.gemm"; /* a plain name is never a library call */
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID);
+	CHECK(!kf_culib_is_call("cublas.gemm"));
+	CHECK(kf_culib_is_call("@cudnn.conv_fwd"));
+	CHECK_EQ_INT(kf_culib_run(5, args, msg, sizeof(msg)), KF_ERR_INTERNAL); /* never prepared */
+	kf_culib_release(true);
+}
+
+/* `kforge-worker --library-check`: the three libraries load, every entry point resolves, and the
+ * host-side descriptors of the sample calls (cuDNN's attention graph included) are accepted. */
+static void test_library_check(void)
+{
+	char out[4096], cmd[1024];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s --library-check 2>&1", worker_path());
+	rc = run_cmd(cmd, out, sizeof(out));
+	if (rc == 4)
+		KF_SKIP("a library is not installed here");
+	CHECKF(rc == 0, "exit %d: %s", rc, out);
+	CHECK_CONTAINS(out, "cublas=ok\n");
+	CHECK_CONTAINS(out, "cublaslt_describe=ok\n");
+	CHECK_CONTAINS(out, "cudnn_conv_describe=ok\n");
+	CHECK_CONTAINS(out, "cudnn_sdpa_graph_bhsd_causal=ok\n");
+	CHECK_CONTAINS(out, "cudnn_sdpa_graph_bshd_full=ok\n");
+	CHECK_CONTAINS(out, "failed=0\n");
+}
+
 KF_TEST_MAIN(TEST(test_init_no_driver), TEST(test_probe_no_driver), TEST(test_probe_stub_driver),
 	     TEST(test_error_names), TEST(test_union), TEST(test_cupti_without_driver),
-	     TEST(test_launch_checks))
+	     TEST(test_launch_checks), TEST(test_library_no_gpu), TEST(test_library_check))

@@ -662,6 +662,26 @@ static void setup_refusals(void)
 	fx_free(&g);
 }
 
+/* A library call ("@cublas.gemm", core/baseline.h) reaching a cpu worker: the worker refuses it as
+ * unavailable at setup (it never looks the name up in the module, which would be a mere bad launch). */
+static void library_call_on_cpu(void)
+{
+	struct kf_worker_opts o = {.backend = KF_BACKEND_CPU};
+	struct kf_session *s = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct fx f;
+
+	if (!fx_make(&f, VECTOR_TASK, VADD, "N", 64)) {
+		CHECK(!"fixture");
+		return;
+	}
+	snprintf(f.p->launches[0].kernel, sizeof(f.p->launches[0].kernel), "@cublas.gemm");
+	CHECK_EQ_INT(kf_session_start(&o, f.c, f.p, 4096, &s, &err), KF_ERR_UNAVAILABLE);
+	CHECK(s == NULL);
+	CHECK_CONTAINS(err.msg, "'cublas.gemm' is a library call: the cpu backend runs none");
+	fx_free(&f);
+}
+
 /* ---- a hostile worker: this test binary, re-executed as the worker -------------------------------- */
 
 /* When kf_session_start runs this binary as its worker (argv "--backend cpu --fd 3 ..."), it speaks
@@ -874,6 +894,7 @@ static const struct kf_test_case cases[] = {
     TEST(infinite_loop_times_out),
     TEST(sanitized_oob_is_runtime),
     TEST(setup_refusals),
+    TEST(library_call_on_cpu),
     TEST(hostile_start),
     TEST(hostile_results),
     TEST(hostile_deaths),
