@@ -1,4 +1,4 @@
-/* kforge tasks list|show|validate|lint: finding, printing and validating task files
+/* kforge tasks list|show|validate|lint|baselines: finding, printing and validating task files
  * (spec/task-format.md). `validate` exits 0 when every file is valid and 2 when any is not, with the
  * file and the field path or kernel-file line of each error on stderr. */
 #include <dirent.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "baseline.h"
 #include "cli.h"
 #include "json.h"
 #include "kfile.h"
@@ -15,12 +16,7 @@
 #define TASKS_MAX_FILES 10000 /* a suite is hundreds of tasks; a runaway tree stops here */
 #define TASKS_MAX_DEPTH 16
 
-struct pathlist {
-	char **v;
-	size_t n, cap;
-};
-
-static void pathlist_free(struct pathlist *l)
+void kf_cli_pathlist_free(struct kf_pathlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
@@ -29,7 +25,7 @@ static void pathlist_free(struct pathlist *l)
 	l->n = l->cap = 0;
 }
 
-static enum kf_status pathlist_add(struct pathlist *l, const char *p, struct kf_err *err)
+static enum kf_status pathlist_add(struct kf_pathlist *l, const char *p, struct kf_err *err)
 {
 	if (l->n >= TASKS_MAX_FILES)
 		return kf_err_set(err, KF_ERR_LIMIT, "more than %d task files", TASKS_MAX_FILES);
@@ -53,7 +49,7 @@ static int cmp_path(const void *a, const void *b)
 }
 
 /* Every task.json below dir (hidden folders skipped), in no particular order. */
-static enum kf_status find_tasks(const char *dir, int depth, struct pathlist *out, struct kf_err *err)
+static enum kf_status find_tasks(const char *dir, int depth, struct kf_pathlist *out, struct kf_err *err)
 {
 	DIR *d;
 	struct dirent *e;
@@ -83,8 +79,7 @@ static enum kf_status find_tasks(const char *dir, int depth, struct pathlist *ou
 	return st;
 }
 
-/* A PATH argument: a task.json file, or a folder searched recursively. */
-static enum kf_status expand_path(const char *arg, struct pathlist *out, struct kf_err *err)
+enum kf_status kf_cli_expand_tasks(const char *arg, struct kf_pathlist *out, struct kf_err *err)
 {
 	struct stat sb;
 	size_t before = out->n;
@@ -117,7 +112,7 @@ static int tasks_list(int argc, char **argv)
 	const struct kf_opt opts[] = {{"json", false, NULL, &json}};
 	const char *pos[1] = {NULL};
 	size_t n_pos;
-	struct pathlist files = {0};
+	struct kf_pathlist files = {0};
 	struct kf_err err = KF_ERR_INIT;
 	cJSON *doc = NULL, *arr = NULL, *errs = NULL;
 	int rc, bad = 0;
@@ -130,9 +125,9 @@ static int tasks_list(int argc, char **argv)
 		    "Exit 2 when a task file is invalid (it is reported on stderr, the rest listed).\n");
 	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
 		return rc;
-	if (expand_path(n_pos ? pos[0] : "tasks", &files, &err)) {
+	if (kf_cli_expand_tasks(n_pos ? pos[0] : "tasks", &files, &err)) {
 		kf_cli_error("%s", err.msg);
-		pathlist_free(&files);
+		kf_cli_pathlist_free(&files);
 		return kf_status_exit_code(err.code);
 	}
 	if (json) {
@@ -141,7 +136,7 @@ static int tasks_list(int argc, char **argv)
 		errs = doc ? cJSON_AddArrayToObject(doc, "errors") : NULL;
 		if (!arr || !errs) {
 			cJSON_Delete(doc);
-			pathlist_free(&files);
+			kf_cli_pathlist_free(&files);
 			kf_cli_error("out of memory");
 			return KF_EXIT_INTERNAL;
 		}
@@ -181,7 +176,7 @@ static int tasks_list(int argc, char **argv)
 		}
 		cJSON_Delete(doc);
 	}
-	pathlist_free(&files);
+	kf_cli_pathlist_free(&files);
 	return bad < 0 ? KF_EXIT_INTERNAL : bad ? KF_EXIT_USAGE : KF_EXIT_OK;
 }
 
@@ -292,6 +287,20 @@ static cJSON *task_json(const struct kf_task *t, const struct kf_kfile *ref)
 	}
 	kf_json_add_string(o, "reference", t->reference);
 	kf_json_add_string(o, "baseline", t->baseline);
+	{
+		cJSON *bl = cJSON_AddArrayToObject(o, "baselines");
+		for (size_t i = 0; bl && i < t->n_baselines; i++) {
+			const struct kf_baseline *b = &t->baselines[i];
+			cJSON *e = cJSON_CreateObject();
+			kf_json_add_string(e, "kind", b->kind == KF_BASELINE_KERNEL ? "kernel" : "library");
+			kf_json_add_string(e, "name", b->name);
+			if (b->kind == KF_BASELINE_KERNEL)
+				kf_json_add_string(e, "path", b->kernel);
+			else
+				kf_json_add_string(e, "call", b->canon);
+			cJSON_AddItemToArray(bl, e);
+		}
+	}
 	if (ref) {
 		a = cJSON_AddArrayToObject(o, "reference_launches");
 		for (size_t i = 0; a && i < ref->n_launches; i++) {
@@ -395,7 +404,10 @@ static void print_task(const struct kf_task *t, const struct kf_kfile *ref)
 		for (size_t i = 0; i < ref->n_launches; i++)
 			printf("  launch %zu: %s (line %d)\n", i + 1, ref->launches[i].kernel,
 			       ref->launches[i].line);
-	printf("baseline:    %s\n", t->baseline ? t->baseline : "-");
+	printf("baselines:%s\n", t->n_baselines ? "" : "   -");
+	for (size_t i = 0; i < t->n_baselines; i++)
+		printf("  %s\n", t->baselines[i].kind == KF_BASELINE_KERNEL ? t->baselines[i].kernel
+									    : t->baselines[i].canon);
 	printf("tolerance (|got - ref| <= atol + rtol*|ref|, per output dtype):\n");
 	used_dtypes(t, used);
 	for (int d = 0; d < KF_DTYPE_COUNT; d++) {
@@ -432,7 +444,7 @@ static void print_warnings(const struct kf_buf *w)
 static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct kf_err *err)
 {
 	struct stat sb;
-	struct pathlist all = {0};
+	struct kf_pathlist all = {0};
 	enum kf_status st;
 
 	if (stat(arg, &sb) == 0) {
@@ -441,9 +453,9 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 	}
 	if (strchr(arg, '/'))
 		return kf_err_set(err, KF_ERR_NOTFOUND, "'%s' does not exist", arg);
-	st = expand_path("tasks", &all, err);
+	st = kf_cli_expand_tasks("tasks", &all, err);
 	if (st == KF_ERR_NOTFOUND) {
-		pathlist_free(&all);
+		kf_cli_pathlist_free(&all);
 		return kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s'", arg);
 	}
 	for (size_t i = 0; !st && i < all.n; i++) {
@@ -452,12 +464,12 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 		    !strcmp(t->name, arg)) {
 			snprintf(out, n, "%s", all.v[i]);
 			kf_task_free(t);
-			pathlist_free(&all);
+			kf_cli_pathlist_free(&all);
 			return KF_OK;
 		}
 		kf_task_free(t);
 	}
-	pathlist_free(&all);
+	kf_cli_pathlist_free(&all);
 	return st ? st
 		  : kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s' under tasks/", arg);
 }
@@ -518,7 +530,7 @@ static int tasks_validate(int argc, char **argv)
 	bool json = false, strict = false;
 	const struct kf_opt opts[] = {{"json", false, NULL, &json}, {"strict", false, NULL, &strict}};
 	const char *pos[256];
-	struct pathlist files = {0};
+	struct kf_pathlist files = {0};
 	struct kf_err err = KF_ERR_INIT;
 	cJSON *doc = NULL, *results = NULL;
 	size_t n_pos, n_ok = 0, n_bad = 0;
@@ -550,10 +562,10 @@ static int tasks_validate(int argc, char **argv)
 	}
 	for (size_t i = 0; i < n_pos; i++) {
 		kf_err_clear(&err);
-		if (expand_path(pos[i], &files, &err)) {
+		if (kf_cli_expand_tasks(pos[i], &files, &err)) {
 			if (err.code == KF_ERR_NOMEM || err.code == KF_ERR_LIMIT) {
 				kf_cli_error("%s", err.msg);
-				pathlist_free(&files);
+				kf_cli_pathlist_free(&files);
 				cJSON_Delete(doc);
 				return KF_EXIT_INTERNAL;
 			}
@@ -571,7 +583,7 @@ static int tasks_validate(int argc, char **argv)
 	names = calloc(files.n ? files.n : 1, sizeof(char *));
 	if (!names) {
 		kf_cli_error("out of memory");
-		pathlist_free(&files);
+		kf_cli_pathlist_free(&files);
 		cJSON_Delete(doc);
 		return KF_EXIT_INTERNAL;
 	}
@@ -632,7 +644,7 @@ static int tasks_validate(int argc, char **argv)
 	for (size_t i = 0; i < files.n; i++)
 		free(names[i]);
 	free(names);
-	pathlist_free(&files);
+	kf_cli_pathlist_free(&files);
 	if (json) {
 		kf_json_add_int(doc, "valid", (int64_t)n_ok);
 		kf_json_add_int(doc, "invalid", (int64_t)n_bad);
@@ -663,6 +675,8 @@ int cmd_tasks(int argc, char **argv)
 		    "  show TASK [--json]                     everything about one task\n"
 		    "  validate [--strict] [--json] [PATH...] check task files (exit 2 if any is invalid)\n"
 		    "  lint [options] [PATH...]               find degenerate tasks\n"
+		    "  baselines [options] [PATH...]          verify every baseline (kernel files, library "
+		    "calls)\n"
 		    "\n'kforge tasks <subcommand> --help' shows its options.\n");
 	}
 	if (!strcmp(sub, "list"))
@@ -673,5 +687,7 @@ int cmd_tasks(int argc, char **argv)
 		return tasks_validate(argc - 1, argv + 1);
 	if (!strcmp(sub, "lint"))
 		return kf_cmd_tasks_lint(argc - 1, argv + 1);
+	if (!strcmp(sub, "baselines"))
+		return kf_cmd_tasks_baselines(argc - 1, argv + 1);
 	return kf_cli_usage_error("tasks", "unknown subcommand '%s'", sub);
 }
