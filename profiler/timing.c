@@ -1,10 +1,12 @@
-/* kforge profile's engine: see timing.h. One worker per kernel (candidate, reference, baseline), each
+/* kforge profile's engine: see timing.h. One worker per kernel (candidate, reference, each baseline), each
  * holding n_sets input sets in separate allocation slots; samples alternate between the kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baselines_int.h"
+#include "core/baseline.h"
 #include "timing.h"
 #include "verifier/compare.h"
 #include "verifier/verifier.h"
@@ -34,9 +36,12 @@ static void default_rule(enum kf_backend_kind b, struct kf_stop_rule *r)
 }
 
 struct runner {
-	const char *what; /* "candidate", "reference", "baseline" */
+	const char *what; /* "candidate", "reference", or the baseline's name */
 	struct kf_compiled *comp;
 	struct kf_kfile *kf;
+	const struct kf_baseline *lib; /* a library baseline: planned by kf_libcall_plan, kf is NULL */
+	int base;                      /* index in kf_profile_result.baselines, or -1 */
+	bool off;                      /* a baseline that failed here: not run any more */
 	struct kf_plan *plan;
 	struct kf_session *s;
 	struct kf_timed *timed;
@@ -108,6 +113,54 @@ static const struct kf_tensor *first_output(const struct kf_task *t)
 	return &t->tensors[0];
 }
 
+/* A baseline that failed while being timed: recorded in its status, dropped for the rest of the run (the
+ * candidate's profile goes on without it). false for the candidate and the reference, whose failure is
+ * the profile's. */
+static bool base_drop(struct runner *r, struct kf_profile_result *res, enum kf_status st,
+		      const struct kf_err *err)
+{
+	struct kf_profile_baseline *pb;
+	if (r->base < 0 || st == KF_ERR_NOMEM || st == KF_ERR_INTERRUPTED)
+		return false;
+	pb = &res->baselines[r->base];
+	pb->status = st == KF_ERR_UNAVAILABLE ? KF_PROFILE_BASE_UNAVAILABLE : KF_PROFILE_BASE_FAILED;
+	snprintf(pb->reason, sizeof(pb->reason), "%s", err ? err->msg : kf_status_name(st));
+	r->off = true;
+	if (r->s) {
+		kf_session_end(r->s, NULL);
+		r->s = NULL;
+	}
+	return true;
+}
+
+/* The outputs a baseline's timed launches left in input set s against the reference's: a baseline is held
+ * to the candidate's standard (spec/verification.md, check 9); one that differs is rejected, not used. */
+static void base_recheck(const struct kf_task *t, struct runner *r, const struct runner *ref, int s,
+			 const uint64_t *numel, struct kf_profile_result *res)
+{
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		const struct kf_tensor *te = &t->tensors[b];
+		struct kf_tol tol = kf_task_tolerance(t, te->dtype);
+		struct kf_profile_baseline *pb = &res->baselines[r->base];
+		struct kf_cmp cmp;
+		if (te->role != KF_ROLE_OUTPUT)
+			continue; /* inout tensors depend on the launch count (see profile_shape) */
+		kf_compare(kf_session_arena(r->s) + r->out_off[s][b] + KF_GUARD_BYTES,
+			   kf_session_arena(ref->s) + ref->out_off[s][b] + KF_GUARD_BYTES, te->dtype,
+			   (size_t)numel[b], &tol, &cmp);
+		if (cmp.verdict == KF_VERDICT_PASS)
+			continue;
+		pb->status = KF_PROFILE_BASE_REJECTED;
+		snprintf(pb->verdict, sizeof(pb->verdict), "stateful");
+		snprintf(pb->reason, sizeof(pb->reason),
+			 "%s of a timed launch (input set %d): '%s' element %lld got %.9g want %.9g",
+			 kf_verdict_name(cmp.verdict), s, te->name, (long long)cmp.first_bad, cmp.got,
+			 cmp.want);
+		r->off = true;
+		return;
+	}
+}
+
 /* Times one shape. */
 static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, size_t n_run,
 				    const struct kf_profile_opts *o, const struct kf_shape *shape,
@@ -120,7 +173,7 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 	struct kf_stop_rule rule = o->rule;
 	enum kf_status st = KF_OK;
 	uint8_t *in[MAX_SETS][KF_MAX_BUFFERS] = {{0}};
-	double total_ns[3] = {0};
+	double total_ns[2 + KF_PROFILE_MAX_BASELINES] = {0};
 	bool cuda = o->backend == KF_BACKEND_CUDA;
 
 	if (!sr)
@@ -153,14 +206,21 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 	for (size_t k = 0; k < n_run; k++) {
 		struct runner *r = &rs[k];
 		struct kf_worker_opts wo = {0};
-		st = kf_plan_make(r->kf, t, shape, &r->plan, err);
+		st = r->lib ? kf_libcall_plan(r->lib, t, shape, &r->plan, err)
+			    : kf_plan_make(r->kf, t, shape, &r->plan, err);
+		if (st && base_drop(r, res, st, err))
+			st = KF_OK;
 		if (st)
 			goto out;
+		if (r->off)
+			continue;
 		layout(r, t, n_sets, n_bytes);
 		wo.backend = o->backend;
 		wo.worker_path = o->worker_path;
 		wo.start_timeout_ms = 30000;
 		st = kf_session_start(&wo, r->comp, r->plan, r->arena, &r->s, err);
+		if (st && base_drop(r, res, st, err))
+			continue;
 		if (st)
 			goto out;
 		uint8_t *arena = kf_session_arena(r->s);
@@ -178,6 +238,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 			step.reps = cuda ? 3 : 1;
 			st = run_step(r, &step, sr, err);
 		}
+		if (st && base_drop(r, res, st, err))
+			st = KF_OK;
 		if (st)
 			goto out;
 	}
@@ -186,9 +248,13 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 		for (size_t k = 0; k < n_run; k++) {
 			struct runner *r = &rs[k];
 			struct kf_step step;
+			if (r->off)
+				continue;
 			step_for(&step, r, (int)(i % (size_t)n_sets),
 				 KF_STEP_TIME | (cuda ? KF_STEP_FLUSH_L2 : 0), o->step_timeout_ms);
 			st = run_step(r, &step, sr, err);
+			if (st && base_drop(r, res, st, err))
+				continue;
 			if (st)
 				goto out;
 			if (sr->n_times < 1 || !(sr->time_ns[0] > 0)) {
@@ -202,12 +268,19 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 				 sr->timing_source);
 			r->timed->kernels_seen = sr->kernels_seen;
 		}
-		enum kf_stop_reason w0 =
-		    kf_stop_rule_check(&rule, rs[0].timed->samples, rs[0].timed->n, total_ns[0]);
-		enum kf_stop_reason w1 =
-		    kf_stop_rule_check(&rule, rs[1].timed->samples, rs[1].timed->n, total_ns[1]);
-		if (w0 != KF_STOP_CONTINUE && w1 != KF_STOP_CONTINUE) {
-			ps->stop = w0 > w1 ? w0 : w1;
+		/* every kernel still timed must meet the rule */
+		enum kf_stop_reason worst = KF_STOP_CONTINUE;
+		bool all = true;
+		for (size_t k = 0; k < n_run && all; k++) {
+			enum kf_stop_reason w;
+			if (rs[k].off)
+				continue;
+			w = kf_stop_rule_check(&rule, rs[k].timed->samples, rs[k].timed->n, total_ns[k]);
+			all = w != KF_STOP_CONTINUE;
+			worst = w > worst ? w : worst;
+		}
+		if (all) {
+			ps->stop = worst;
 			break;
 		}
 		ps->stop = KF_STOP_MAX_SAMPLES;
@@ -215,11 +288,18 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 	/* re-check the outputs the timed launches left in every set, candidate against reference */
 	ps->outputs_ok = true;
 	for (int s = 0; s < n_sets && !st; s++) {
-		for (size_t k = 0; k < 2 && !st; k++) {
+		for (size_t k = 0; k < n_run && !st; k++) {
 			struct kf_step step;
+			if (rs[k].off)
+				continue;
 			step_for(&step, &rs[k], s, KF_STEP_COPY_OUT, o->step_timeout_ms);
 			st = run_step(&rs[k], &step, sr, err);
+			if (st && base_drop(&rs[k], res, st, err))
+				st = KF_OK;
 		}
+		for (size_t k = 2; k < n_run && !st; k++)
+			if (!rs[k].off)
+				base_recheck(t, &rs[k], &rs[1], s, numel, res);
 		for (size_t b = 0; b < t->n_tensors && !st && ps->outputs_ok; b++) {
 			const struct kf_tensor *te = &t->tensors[b];
 			struct kf_cmp cmp;
@@ -246,6 +326,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 	if (st)
 		goto out;
 	for (size_t k = 0; k < n_run; k++) {
+		if (rs[k].off)
+			continue;
 		st = kf_stats_compute(rs[k].timed->samples, rs[k].timed->n, &rs[k].timed->stats, err);
 		if (st)
 			goto out;
@@ -254,9 +336,20 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 		struct kf_boot_opts bo = {10000, kf_mix64(o->seed ^ 0xb007), 0.95, true};
 		st = kf_boot_speedup(ps->ref.samples, ps->ref.n, ps->cand.samples, ps->cand.n, &bo,
 				     &ps->speedup, err);
-		if (!st && ps->has_base)
-			st = kf_boot_speedup(ps->base.samples, ps->base.n, ps->cand.samples, ps->cand.n, &bo,
-					     &ps->speedup_base, err);
+		for (size_t k = 2; k < n_run && !st; k++) {
+			int b = rs[k].base;
+			if (rs[k].off)
+				continue;
+			st = kf_boot_speedup(ps->bases[b].samples, ps->bases[b].n, ps->cand.samples,
+					     ps->cand.n, &bo, &ps->speedup_bases[b], err);
+			ps->base_timed[b] = !st;
+			/* the single-baseline fields of before: the first baseline timed */
+			if (!st && !ps->has_base) {
+				ps->has_base = true;
+				ps->base = ps->bases[b];
+				ps->speedup_base = ps->speedup_bases[b];
+			}
+		}
 		if (st)
 			goto out;
 	}
@@ -330,10 +423,11 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 			      struct kf_err *err)
 {
 	struct kf_profile_result *res = calloc(1, sizeof(*res));
-	struct runner rs[3];
+	struct runner rs[2 + KF_PROFILE_MAX_BASELINES];
+	struct kf_base_prep preps[KF_PROFILE_MAX_BASELINES];
 	struct kf_compile_opts co = {0};
-	struct kf_kfile *ref_kf = NULL, *base_kf = NULL;
-	struct kf_compiled *cand_c = NULL, *ref_c = NULL, *base_c = NULL;
+	struct kf_kfile *ref_kf = NULL;
+	struct kf_compiled *cand_c = NULL, *ref_c = NULL;
 	const struct kf_shape *shapes;
 	size_t n_shapes, n_run;
 	enum kf_status st;
@@ -343,6 +437,7 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 	if (!res)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	memset(rs, 0, sizeof(rs));
+	memset(preps, 0, sizeof(preps));
 	res->backend = o->backend;
 	snprintf(res->clock, sizeof(res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
 	snprintf(res->arch, sizeof(res->arch), "%s",
@@ -389,13 +484,8 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 		kf_err_prefix(err, "reference");
 		goto out;
 	}
-	if (t->baseline) {
-		if ((st = kf_kfile_load(t->baseline, &base_kf, err)) ||
-		    (st = kf_kfile_bind(base_kf, t, err)) || (st = kf_compile(base_kf, &co, &base_c, err))) {
-			kf_err_prefix(err, "baseline");
-			goto out;
-		}
-	}
+	/* every baseline verified (or its cached verdict) before any is timed */
+	kf_profile_baselines_prepare(t, o, res->arch, res, preps);
 	res->shapes = calloc(n_shapes ? n_shapes : 1, sizeof(*res->shapes));
 	if (!res->shapes) {
 		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
@@ -405,13 +495,23 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 	for (size_t i = 0; i < n_shapes; i++) {
 		struct kf_profile_shape *ps = &res->shapes[i];
 		ps->is_timing_shape = shapes == t->shapes_timing;
-		ps->has_base = base_c != NULL;
-		rs[0] = (struct runner){
-		    .what = "candidate", .comp = cand_c, .kf = (struct kf_kfile *)k, .timed = &ps->cand};
-		rs[1] = (struct runner){.what = "reference", .comp = ref_c, .kf = ref_kf, .timed = &ps->ref};
-		rs[2] =
-		    (struct runner){.what = "baseline", .comp = base_c, .kf = base_kf, .timed = &ps->base};
-		n_run = base_c ? 3 : 2;
+		rs[0] = (struct runner){.what = "candidate",
+					.comp = cand_c,
+					.kf = (struct kf_kfile *)k,
+					.timed = &ps->cand,
+					.base = -1};
+		rs[1] = (struct runner){
+		    .what = "reference", .comp = ref_c, .kf = ref_kf, .timed = &ps->ref, .base = -1};
+		n_run = 2;
+		for (size_t b = 0; b < res->n_baselines; b++)
+			if (preps[b].b && res->baselines[b].status == KF_PROFILE_BASE_TIMED)
+				rs[n_run++] = (struct runner){
+				    .what = res->baselines[b].name,
+				    .comp = preps[b].comp,
+				    .kf = preps[b].kf,
+				    .lib = preps[b].b->kind == KF_BASELINE_LIBRARY ? preps[b].b : NULL,
+				    .base = (int)b,
+				    .timed = &ps->bases[b]};
 		st = profile_shape(t, rs, n_run, o, &shapes[i], ps, res, err);
 		if (st)
 			goto out;
@@ -458,9 +558,8 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 out:
 	kf_compiled_free(cand_c);
 	kf_compiled_free(ref_c);
-	kf_compiled_free(base_c);
 	kf_kfile_free(ref_kf);
-	kf_kfile_free(base_kf);
+	kf_profile_baselines_release(preps, KF_PROFILE_MAX_BASELINES);
 	if (st) {
 		kf_profile_result_free(res);
 		return st;

@@ -12,6 +12,7 @@
 #include "task.h"
 
 #define KF_PROFILE_MAX_SAMPLES 400
+#define KF_PROFILE_MAX_BASELINES 8 /* core/baseline.h's KF_BASELINES_MAX */
 
 struct kf_profile_opts {
 	enum kf_backend_kind backend;
@@ -22,6 +23,7 @@ struct kf_profile_opts {
 	int step_timeout_ms;                 /* default 30000 */
 	bool all_timing_shapes; /* cpu: time the task's timing shapes too (default: largest public shape) */
 	const char *worker_path;
+	bool no_baselines; /* time only candidate and reference (the baselines are listed as skipped) */
 };
 
 void kf_profile_opts_init(struct kf_profile_opts *o);
@@ -40,7 +42,7 @@ struct kf_profile_shape {
 	struct kf_timed cand, ref, base;
 	bool has_base;
 	struct kf_ci speedup;      /* reference / candidate */
-	struct kf_ci speedup_base; /* baseline / candidate */
+	struct kf_ci speedup_base; /* baseline / candidate: the first timed baseline (bases[] has them all) */
 	enum kf_stop_reason stop;
 	bool outputs_ok; /* every timed launch's output matched the reference's */
 	char recheck_detail[400];
@@ -48,6 +50,29 @@ struct kf_profile_shape {
 	struct kf_roofline roof;
 	bool below_floor; /* faster than the speed of light: something is wrong */
 	double flops, bytes;
+	/* Every baseline, indexed as kf_profile_result.baselines: timed at this shape or not. */
+	bool base_timed[KF_PROFILE_MAX_BASELINES];
+	struct kf_timed bases[KF_PROFILE_MAX_BASELINES];
+	struct kf_ci speedup_bases[KF_PROFILE_MAX_BASELINES]; /* baseline i / candidate */
+};
+
+/* What became of a baseline (core/baseline.h) in a profile. Only TIMED ones have times. */
+enum kf_profile_base_status {
+	KF_PROFILE_BASE_TIMED,       /* verified against the reference, then timed like the candidate */
+	KF_PROFILE_BASE_UNAVAILABLE, /* the backend cannot run it (a library call off cuda, no library) */
+	KF_PROFILE_BASE_REJECTED,    /* failed verification, or its timed outputs were wrong: never used */
+	KF_PROFILE_BASE_FAILED,      /* the harness could not run it (the reason says why) */
+	KF_PROFILE_BASE_SKIPPED,     /* kf_profile_opts.no_baselines */
+};
+const char *kf_profile_base_status_name(enum kf_profile_base_status s); /* "timed", "unavailable", ... */
+
+struct kf_profile_baseline {
+	char name[128];  /* "baseline.cu", "cublas.gemm" */
+	char call[1024]; /* the kernel file's path, or the library call in canonical form */
+	bool library;
+	enum kf_profile_base_status status;
+	char verdict[32]; /* the verifier's verdict when it ran ("pass", "wrong_output", ...) */
+	char reason[512];
 };
 
 struct kf_launch_res {
@@ -71,10 +96,14 @@ struct kf_profile_result {
 	bool implausible;               /* below the roofline floor or > 10x: re-verification is due */
 	char flags[512];
 	bool timed_outputs_ok;
-	char text[1024]; /* the compact form fed back to the LLM */
+	char text[1024];    /* the compact form fed back to the LLM */
+	size_t n_baselines; /* the task's baselines, in its order */
+	struct kf_profile_baseline baselines[KF_PROFILE_MAX_BASELINES];
 };
 
-/* Times candidate k (bound to t) against the task's reference and baseline. Returns KF_OK with *out;
+/* Times candidate k (bound to t) against the task's reference and every baseline that passes verification
+ * (see kf_profile_result.baselines for what became of each; a baseline's failure never fails the
+ * profile). Returns KF_OK with *out;
  * timed outputs that differ from the reference set outputs_ok=false (the caller rejects the kernel).
  * Errors: KF_ERR_INVALID (task/reference problem), KF_ERR_RUNTIME (a kernel failed while timed),
  * KF_ERR_UNAVAILABLE, others internal. */
