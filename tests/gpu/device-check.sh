@@ -3,9 +3,11 @@
 # smoke (compile, load, launch, read back), `verify --backend cuda` on every example task and the hack
 # corpus, `profile` on the examples, a sticky fault followed by a good kernel, hardware counters through
 # the range profiler (kforge-worker --metrics-selftest), kforge regress (a 10% slowdown fails, noise
-# never does), and cpu-vs-cuda verdicts.
+# never does), the library baselines (cuBLAS, cuBLASLt, cuDNN verified on the GPU, cuBLAS timed against
+# the matmul references), and cpu-vs-cuda verdicts.
 # Writes device-check.json (the summary) and device-check.log to OUTDIR; exits 0 when all held, 1 on any
-# mismatch, 3 when kforge cannot be built or run there, 4 when there is no usable GPU. Under 5 minutes.
+# mismatch, 3 when kforge cannot be built or run there, 4 when there is no usable GPU. Under 5 minutes,
+# plus up to DEVICE_CHECK_BASELINES_S (240 s) for the library baselines at the end.
 #
 #   tests/gpu/device-check.sh [OUTDIR]      run the checks (OUTDIR: $OUT if set, else build/device-check)
 #   tests/gpu/device-check.sh --bundle DIR  on the build machine: copy build/kforge, build/kforge-worker and
@@ -361,6 +363,83 @@ if ! out_of_time; then
 else
 	record cpu-vs-cuda skip "out of time"
 fi
+
+# ---- 9. library baselines (section owned by the baselines work; core/baseline.h, sandbox/cuda/library.c) --
+#    a. cuBLAS, cuBLASLt and cuDNN load in the worker and their host-side descriptors build;
+#    b. every library baseline of the suite passes the verification protocol on this GPU (a cuDNN that
+#       is not installed is a skip; a library that refuses a suite problem is a failure, with its words);
+#    c. cuBLAS timed against each matmul task's reference: the reference profiled as the candidate, so
+#       "vs reference" is ~1x and "vs baseline" is how much faster cuBLAS is than the naive reference.
+#    Last, with its own time on top of the budget (DEVICE_CHECK_BASELINES_S, default 240 s), so the
+#    checks above keep theirs.
+budget_s=$((budget_s + ${DEVICE_CHECK_BASELINES_S:-240}))
+lib_tasks=$(grep -l '"library"' tasks/*/*/task.json 2>/dev/null | sort)
+if [ "$G" = cuda ]; then
+	timeout 60 "$W" --library-check >"$tmp/lib.txt" 2>&1
+	rc=$?
+	{ echo "== kforge-worker --library-check -> exit $rc"; cat "$tmp/lib.txt"; } >>"$log"
+	case $rc in
+	0) record library-check pass "$(grep -E '_version=' "$tmp/lib.txt" | tr '\n' ' ')" ;;
+	4) record library-check skip "$(grep -v '=ok$' "$tmp/lib.txt" | tr '\n' ' ' | head -c 400)" ;;
+	*) record library-check fail "exit $rc: $(grep -v '=ok$' "$tmp/lib.txt" | tr '\n' ' ' | head -c 400)" ;;
+	esac
+fi
+if out_of_time; then
+	record "library baselines" skip "out of time"
+elif [ -n "$lib_tasks" ]; then
+	# shellcheck disable=SC2086
+	timeout 150 "$K" tasks baselines --backend "$G" --json $lib_tasks >"$tmp/bl.json" 2>"$tmp/bl.err"
+	rc=$?
+	{ echo "== tasks baselines --backend $G (library tasks) -> exit $rc"; head -c 20000 "$tmp/bl.json"; head -c 3000 "$tmp/bl.err"; } >>"$log"
+	python3 - "$tmp/bl.json" "$G" <<'PY' >"$tmp/bl.tsv" 2>>"$log" || record "library baselines" fail "exit $rc, no JSON: $(head -c 300 "$tmp/bl.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for b in d["baselines"]:
+    if b["kind"] != "library":
+        continue
+    name = "baseline %s %s" % (b["task"], b["baseline"])
+    if sys.argv[2] != "cuda":  # dry run: the cpu backend must say unavailable, never pass or reject
+        st = "pass" if b["status"] == "unavailable" else "fail"
+    elif b["status"] == "pass":
+        st = "pass"
+    elif b["status"] == "unavailable" and "not installed" in b["reason"]:
+        st = "skip"
+    else:
+        st = "fail"
+    print("%s\t%s\t%s: %s" % (name, st, b["status"], b["reason"][:400]))
+PY
+	while IFS=$'\t' read -r name st detail; do record "$name" "$st" "$detail"; done <"$tmp/bl.tsv"
+fi
+for t in tasks/l1/matmul_square_f32 tasks/l1/matmul_square_f16 tasks/l1/matmul_square_bf16 tasks/examples/matmul_f32 \
+	tasks/l1/matmul_batched_f32 tasks/l1/matmul_tall_skinny_f32 tasks/l1/matmul_transposed_a_f32 \
+	tasks/l1/matmul_transposed_b_f32 tasks/l1/matvec_f32; do
+	[ -f "$t/task.json" ] && grep -q '"cublas.gemm"' "$t/task.json" || continue
+	name="cublas-vs-reference $(basename "$t")"
+	out_of_time && { record "$name" skip "out of time"; continue; }
+	timeout 90 "$K" profile --backend "$G" --json "$t/task.json" "$t/reference.cu" >"$tmp/pb.json" 2>"$tmp/pb.err"
+	rc=$?
+	{ echo "== profile (cuBLAS baseline) $t -> exit $rc"; head -c 4000 "$tmp/pb.json"; head -c 2000 "$tmp/pb.err"; } >>"$log"
+	detail=$(python3 - "$tmp/pb.json" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["shapes"][0]
+ref, base = s["reference"]["median_ns"] / 1e3, s["baseline"]["median_ns"] / 1e3
+v = s["speedup_vs_baseline"]
+print("%s: reference %.1f us, cuBLAS %.1f us (cuBLAS %.1fx faster); the reference as candidate: %.3fx vs reference, "
+      "%.4fx vs cuBLAS (95%% CI %.4f-%.4f)" % (d.get("clock", "?"), ref, base, ref / base, s["speedup"]["point"],
+                                              v["point"], v["lo"], v["hi"]))
+PY
+)
+	if [ "$G" != cuda ]; then
+		# dry run: the profile works and has no cuBLAS time (unavailable on the cpu backend)
+		[ "$rc" = 0 ] && [ -z "$detail" ] && record "$name" pass "cpu: no cuBLAS baseline timed (unavailable)" ||
+			record "$name" fail "exit $rc, detail '$detail'"
+	elif [ "$rc" = 0 ] && [ -n "$detail" ]; then
+		record "$name" pass "$detail"
+	else
+		record "$name" fail "exit $rc: $(head -c 300 "$tmp/pb.err") $(head -c 200 "$tmp/pb.json")"
+	fi
+done
 
 failed=$(awk -F'\t' '$2 == "fail"' "$results" | wc -l)
 code=0
