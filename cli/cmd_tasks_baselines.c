@@ -53,7 +53,7 @@ int kf_cmd_tasks_baselines(int argc, char **argv)
 	bool json = false;
 	const struct kf_opt opts[] = {
 	    {"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL}, {"json", false, NULL, &json}};
-	struct kf_device_info dev;
+	struct kf_device_info dev = {0};
 	struct kf_err perr = KF_ERR_INIT;
 	struct kf_pathlist files = {0};
 	struct tally n = {0};
@@ -77,7 +77,7 @@ int kf_cmd_tasks_baselines(int argc, char **argv)
 		b = KF_BACKEND_CUDA;
 		if (kf_device_probe(KF_BACKEND_CUDA, NULL, &dev, &perr))
 			no_gpu = true;
-	} else if ((rc = kf_cli_backend_select("tasks", backend, &b, NULL))) {
+	} else if ((rc = kf_cli_backend_select("tasks", backend, &b, &dev))) {
 		return rc;
 	}
 	if (!n_pos)
@@ -117,6 +117,9 @@ int kf_cmd_tasks_baselines(int argc, char **argv)
 			kf_verify_opts_init(&vo);
 			vo.backend = b;
 			vo.seed = seed;
+			vo.arch =
+			    b == KF_BACKEND_CUDA && dev.arch[0] ? dev.arch : NULL; /* compile for this GPU */
+			vo.timing_shapes = b == KF_BACKEND_CUDA; /* as kforge verify does for a candidate */
 			kf_err_clear(&err);
 			st = kf_verify_baseline(t, bl, &vo, &r, &err);
 			if (st == KF_ERR_UNAVAILABLE || (!st && r->status == KF_VERDICT_UNSUPPORTED)) {

@@ -120,6 +120,7 @@ static bool verified(const struct kf_task *t, const struct kf_baseline *b, const
 	vo.seed = o->seed;
 	vo.worker_path = o->worker_path;
 	vo.arch = o->backend == KF_BACKEND_CUDA ? arch : NULL;
+	vo.timing_shapes = o->backend == KF_BACKEND_CUDA; /* as kforge verify does for a candidate */
 	st = kf_verify_baseline(t, b, &vo, &r, &err);
 	if (st == KF_ERR_UNAVAILABLE || (!st && r->status == KF_VERDICT_UNSUPPORTED)) {
 		/* not cached: another machine or backend may have what this one lacks */

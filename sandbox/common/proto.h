@@ -22,7 +22,13 @@
  *   [out_off + guard, +n_bytes)           the buffer's data
  *   [out_off + guard + n_bytes, +guard)   rear guard, same canary phase starting at its first byte
  * On the device every buffer is [guard | data rounded up to 256 bytes | guard]; the slack after the data
- * holds canary too, so a write just past n_bytes shows in the rear guard copied back. */
+ * holds canary too, so a write just past n_bytes shows in the rear guard copied back.
+ *
+ * Library calls (baselines: core/baseline.h) travel in this protocol unchanged: a launch whose kernel
+ * name is "@" + the op ("@cublas.gemm", never a directive's C identifier) with its operands as ordinary
+ * arguments at the op's fixed positions (buffers for tensors, 8-byte scalars for the rest, 0 for an absent
+ * tensor). The cuda worker prepares such launches at SETUP and runs them in STEP like kernels; a worker
+ * whose backend runs no library calls answers SETUP_ERR with KF_ERR_UNAVAILABLE. */
 #ifndef KF_PROTO_H
 #define KF_PROTO_H
 

@@ -13,6 +13,16 @@
 #include "../../sandbox/cuda/library.c"
 #include "testing.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+/* cublasLtCreate keeps (leaks) 192 bytes when it fails for want of a driver: not ours to free */
+#define NVIDIA_LEAKS_BEGIN() __lsan_disable()
+#define NVIDIA_LEAKS_END() __lsan_enable()
+#else
+#define NVIDIA_LEAKS_BEGIN() ((void)0)
+#define NVIDIA_LEAKS_END() ((void)0)
+#endif
+
 static const char *worker_path(void)
 {
 	const char *w = getenv("KFORGE_WORKER");
@@ -238,7 +248,10 @@ static void test_library_no_gpu(void)
 	CHECK_EQ_INT(st, KF_ERR_UNAVAILABLE);
 	CHECK_CONTAINS(msg, "cublasCreate: CUBLAS_STATUS_");
 	L.kernel = "@cublasLt.matmul";
-	CHECK_EQ_INT(kf_culib_prepare(1, &L, NULL, msg, sizeof(msg)), KF_ERR_UNAVAILABLE);
+	NVIDIA_LEAKS_BEGIN();
+	st = kf_culib_prepare(1, &L, NULL, msg, sizeof(msg));
+	NVIDIA_LEAKS_END();
+	CHECK_EQ_INT(st, KF_ERR_UNAVAILABLE);
 	CHECK_CONTAINS(msg, "cublasLtCreate: CUBLAS_STATUS_");
 	/* an epilogue cublas.gemm does not have is the parent's mistake: invalid, before any handle */
 	L.kernel = "@cublas.gemm";
