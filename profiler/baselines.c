@@ -2,7 +2,8 @@
  * verification protocol against the reference, like a candidate; one that fails is reported with its
  * verdict and never timed, one the backend cannot run (a library call off the cuda backend) is
  * unavailable with the reason. Verdicts are cached (KFORGE_CACHE/baselines) by task, reference,
- * baseline, backend and arch, so an optimize run verifies each baseline once, not once per candidate. */
+ * baseline, backend, arch and the kforge binary, so an optimize run verifies each baseline once, not once
+ * per candidate, and a rebuilt kforge (perhaps with new checks) verifies again. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,14 +53,19 @@ static void file_hash(const char *path, char out[KF_SHA256_HEX])
 static void verdict_key(const struct kf_task *t, const struct kf_baseline *b, const struct kf_profile_opts *o,
 			const char *arch, char out[KF_SHA256_HEX])
 {
-	char ref[KF_SHA256_HEX], what[KF_SHA256_HEX], src[600];
+	char ref[KF_SHA256_HEX], what[KF_SHA256_HEX], src[700];
+	struct stat sb;
 	file_hash(t->reference, ref);
 	if (b->kind == KF_BASELINE_KERNEL)
 		file_hash(b->kernel, what);
 	else
 		kf_sha256_hex(b->canon, strlen(b->canon), what);
-	snprintf(src, sizeof(src), "kforge-baseline-verdict-%d|%s|%s|%s|%s|%s", VERDICT_CACHE_VERSION,
-		 t->hash, ref, what, kf_backend_name(o->backend), arch);
+	/* the verifier that judged it: a rebuilt kforge (perhaps with new checks) judges again */
+	if (stat("/proc/self/exe", &sb) != 0)
+		memset(&sb, 0, sizeof(sb));
+	snprintf(src, sizeof(src), "kforge-baseline-verdict-%d|%s|%s|%s|%s|%s|%lld.%lld.%lld",
+		 VERDICT_CACHE_VERSION, t->hash, ref, what, kf_backend_name(o->backend), arch,
+		 (long long)sb.st_size, (long long)sb.st_mtime, (long long)sb.st_ino);
 	kf_sha256_hex(src, strlen(src), out);
 }
 
