@@ -282,7 +282,7 @@ static void test_good(void)
 	    load_with(GEMM, GEMM_REF,
 		      "\"baseline\": \"base.cu\", \"baselines\": [{\"library\": \"cublas.gemm\", \"args\": "
 		      "{" GEMM_OK_ARGS "}}, {\"library\": \"cublasLt.matmul\", \"args\": {\"A\": \"A\", "
-				       "\"B\": \"Bt\", \"D\": \"C\", "
+		      "\"B\": \"Bt\", \"D\": \"C\", "
 		      "\"M\": \"M\", \"N\": \"N\", \"K\": \"K\", \"trans_b\": true, \"bias\": \"bias\", "
 		      "\"activation\": \"relu\", \"C\": \"R\", \"beta\": 1, \"alpha\": \"s\"}}, {\"kernel\": "
 		      "\"reference.cu\"}]",
