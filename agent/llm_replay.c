@@ -17,7 +17,8 @@ struct replay_call {
 	char *request_id;
 	char *model;
 	char finish_reason[32];
-	int64_t tokens_in, tokens_out;
+	char failure[24];
+	int64_t tokens_in, tokens_out, tokens_cached, tokens_cache_write, tokens_reasoning;
 	double cost_usd;
 	bool cost_known;
 	double latency_ms;
@@ -91,6 +92,15 @@ static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSO
 	c.tokens_in = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
 	v = cJSON_GetObjectItemCaseSensitive(o, "tokens_out");
 	c.tokens_out = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+	v = cJSON_GetObjectItemCaseSensitive(o, "tokens_cached");
+	c.tokens_cached = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+	v = cJSON_GetObjectItemCaseSensitive(o, "tokens_cache_write");
+	c.tokens_cache_write = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+	v = cJSON_GetObjectItemCaseSensitive(o, "tokens_reasoning");
+	c.tokens_reasoning = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+	/* the failure kind decides whether a replayed error stops the run, as it did the recorded one */
+	v = cJSON_GetObjectItemCaseSensitive(o, "failure");
+	snprintf(c.failure, sizeof(c.failure), "%s", cJSON_IsString(v) ? v->valuestring : "");
 	v = cJSON_GetObjectItemCaseSensitive(o, "cost_usd");
 	c.cost_known = cJSON_IsNumber(v);
 	c.cost_usd = c.cost_known ? v->valuedouble : 0;
@@ -242,6 +252,9 @@ bool kf_llm_replay_next(struct kf_llm_replay *rp, struct kf_llm_result *r)
 	snprintf(r->finish_reason, sizeof(r->finish_reason), "%s", c->finish_reason);
 	r->tokens_in = c->tokens_in;
 	r->tokens_out = c->tokens_out;
+	r->tokens_cached = c->tokens_cached;
+	r->tokens_cache_write = c->tokens_cache_write;
+	r->tokens_reasoning = c->tokens_reasoning;
 	r->cost_usd = c->cost_usd;
 	r->cost_known = c->cost_known;
 	r->latency_ms = c->latency_ms;
@@ -252,6 +265,8 @@ bool kf_llm_replay_next(struct kf_llm_replay *rp, struct kf_llm_result *r)
 	if (c->error) {
 		r->status = KF_ERR_HTTP;
 		snprintf(r->error, sizeof(r->error), "replayed error: %s", c->error);
+		snprintf(r->failure, sizeof(r->failure), "%s", c->failure[0] ? c->failure : KF_LLM_FAIL_HTTP);
+		r->fatal = kf_llm_failure_fatal(r->failure);
 	}
 	return true;
 }

@@ -3,7 +3,6 @@
 #include "llm_int.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,41 +60,99 @@ static char *utf8_clean(const char *s)
 	return out;
 }
 
-static cJSON *message_new(const char *role, const char *content)
+/* A clean copy of s[0..n) (stray bytes replaced, as utf8_clean does) as a cJSON string. */
+static cJSON *clean_string(const char *s, size_t n)
 {
-	cJSON *m = cJSON_CreateObject();
-	char *clean = utf8_clean(content);
-	if (!m || !clean || !cJSON_AddStringToObject(m, "role", role) ||
-	    !cJSON_AddStringToObject(m, "content", clean)) {
-		free(clean);
-		cJSON_Delete(m);
+	char *tmp = kf_strndup(s, n), *clean = tmp ? utf8_clean(tmp) : NULL;
+	cJSON *v = clean ? cJSON_CreateString(clean) : NULL;
+	free(tmp);
+	free(clean);
+	return v;
+}
+
+/* A text content block, marked for Anthropic's prompt cache when cache is set. */
+static cJSON *text_block(const char *s, size_t n, bool cache)
+{
+	cJSON *b = cJSON_CreateObject(), *t = clean_string(s, n);
+	if (!b || !t || !cJSON_AddStringToObject(b, "type", "text") || !cJSON_AddItemToObject(b, "text", t)) {
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(b, "text")))
+			cJSON_Delete(t);
+		cJSON_Delete(b);
 		return NULL;
 	}
-	free(clean);
+	if (cache) {
+		cJSON *cc = cJSON_AddObjectToObject(b, "cache_control");
+		if (!cc || !cJSON_AddStringToObject(cc, "type", "ephemeral")) {
+			cJSON_Delete(b);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+/* {role, content} with content a plain string (the knowledge base's form, chat and responses bodies), or,
+ * for Anthropic with a cache prefix, two text blocks: the prefix (marked) and the rest. */
+static cJSON *message_new(const char *role, const char *content, size_t cache_prefix, bool blocks)
+{
+	cJSON *m = cJSON_CreateObject(), *c = NULL;
+	size_t n = strlen(content);
+
+	if (!m || !cJSON_AddStringToObject(m, "role", role))
+		goto fail;
+	if (blocks && cache_prefix > 0 && cache_prefix < n) {
+		cJSON *b1 = text_block(content, cache_prefix, true);
+		cJSON *b2 = b1 ? text_block(content + cache_prefix, n - cache_prefix, false) : NULL;
+		c = cJSON_CreateArray();
+		if (!b2 || !c || !cJSON_AddItemToArray(c, b1) || !cJSON_AddItemToArray(c, b2)) {
+			cJSON_Delete(b1);
+			cJSON_Delete(b2);
+			cJSON_Delete(c);
+			goto fail;
+		}
+	} else {
+		c = clean_string(content, n);
+	}
+	if (!c || !cJSON_AddItemToObject(m, "content", c)) {
+		cJSON_Delete(c);
+		goto fail;
+	}
 	return m;
+fail:
+	cJSON_Delete(m);
+	return NULL;
 }
 
 /* Appends the conversation to arr; with_system puts the system text first as a "system" message. */
-static bool add_messages(cJSON *arr, const struct kf_llm_request *req, bool with_system)
+static bool add_messages(cJSON *arr, const struct kf_llm_request *req, bool with_system, bool blocks)
 {
 	if (with_system && req->system && req->system[0]) {
-		cJSON *m = message_new("system", req->system);
+		cJSON *m = message_new("system", req->system, 0, false);
 		if (!m || !cJSON_AddItemToArray(arr, m))
 			return false;
 	}
 	for (size_t i = 0; i < req->n_messages; i++) {
-		cJSON *m = message_new(req->messages[i].role,
-				       req->messages[i].content ? req->messages[i].content : "");
+		const struct kf_llm_message *x = &req->messages[i];
+		cJSON *m = message_new(x->role, x->content ? x->content : "", x->cache_prefix, blocks);
 		if (!m || !cJSON_AddItemToArray(arr, m))
 			return false;
 	}
 	return true;
 }
 
-enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, const char *max_tokens_field,
-				 int max_tokens, bool temperature_set, double temperature,
-				 const struct kf_llm_request *req, char **body, char **prompt_json,
-				 struct kf_err *err)
+static bool add_effort(cJSON *root, const struct kf_llm_body_opts *o)
+{
+	const char *e = kf_llm_effort_name(o->effort);
+	if (o->effort < 0)
+		return true;
+	if (o->endpoint == KF_LLM_EP_CHAT)
+		return cJSON_AddStringToObject(root, "reasoning_effort", e) != NULL;
+	cJSON *r =
+	    cJSON_AddObjectToObject(root, o->endpoint == KF_LLM_EP_RESPONSES ? "reasoning" : "output_config");
+	return r && cJSON_AddStringToObject(r, "effort", e) != NULL;
+}
+
+enum kf_status kf_llm_body_build(const struct kf_llm_body_opts *o, const struct kf_llm_request *req,
+				 char **body, char **prompt_json, struct kf_err *err)
 {
 	cJSON *root = NULL, *msgs, *prompt = NULL;
 	bool ok;
@@ -108,7 +165,7 @@ enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, cons
 			return kf_err_set(err, KF_ERR_INVALID,
 					  "messages[%zu]: role '%s' is not 'user' or 'assistant'", i,
 					  req->messages[i].role ? req->messages[i].role : "(null)");
-		/* Anthropic rejects two consecutive turns of one role; keep both dialects to the stricter
+		/* Anthropic rejects two consecutive turns of one role; keep every dialect to the stricter
 		 * rule. */
 		if (i && !strcmp(req->messages[i].role, req->messages[i - 1].role))
 			return kf_err_set(err, KF_ERR_INVALID, "messages[%zu]: two '%s' messages in a row", i,
@@ -119,27 +176,63 @@ enum kf_status kf_llm_body_build(enum kf_llm_provider p, const char *model, cons
 
 	prompt = cJSON_CreateArray();
 	root = cJSON_CreateObject();
-	if (!prompt || !root || !add_messages(prompt, req, true))
+	if (!prompt || !root || !add_messages(prompt, req, true, false))
 		goto nomem;
-	if (!cJSON_AddStringToObject(root, "model", model))
+	if (!cJSON_AddStringToObject(root, "model", o->model))
 		goto nomem;
-	if (p == KF_LLM_ANTHROPIC) {
-		ok = cJSON_AddNumberToObject(root, "max_tokens", max_tokens) != NULL;
+	switch (o->endpoint) {
+	case KF_LLM_EP_MESSAGES:
+		ok = cJSON_AddNumberToObject(root, "max_tokens", o->max_tokens) != NULL;
 		if (ok && req->system && req->system[0]) {
-			char *clean = utf8_clean(req->system);
-			ok = clean && cJSON_AddStringToObject(root, "system", clean) != NULL;
-			free(clean);
+			if (o->prompt_cache) {
+				/* The system text is the same in every request of a run: the first cache
+				 * breakpoint. */
+				cJSON *sys = cJSON_AddArrayToObject(root, "system");
+				cJSON *b = sys ? text_block(req->system, strlen(req->system), true) : NULL;
+				ok = b && cJSON_AddItemToArray(sys, b);
+				if (!ok)
+					cJSON_Delete(b);
+			} else {
+				cJSON *t = clean_string(req->system, strlen(req->system));
+				ok = t && cJSON_AddItemToObject(root, "system", t);
+				if (!ok)
+					cJSON_Delete(t);
+			}
 		}
 		msgs = ok ? cJSON_AddArrayToObject(root, "messages") : NULL;
-		ok = msgs && add_messages(msgs, req, false);
-	} else {
+		ok = msgs && add_messages(msgs, req, false, o->prompt_cache);
+		if (ok && o->thinking_budget > 0) {
+			cJSON *th = cJSON_AddObjectToObject(root, "thinking");
+			ok = th && cJSON_AddStringToObject(th, "type", "enabled") &&
+			     cJSON_AddNumberToObject(th, "budget_tokens", o->thinking_budget);
+		}
+		break;
+	case KF_LLM_EP_RESPONSES:
+		/* Responses: the system text is "instructions", the turns are "input" messages; nothing is
+		 * stored on the provider's side (store false), so a run leaves no conversation behind. */
+		ok = true;
+		if (req->system && req->system[0]) {
+			cJSON *t = clean_string(req->system, strlen(req->system));
+			ok = t && cJSON_AddItemToObject(root, "instructions", t);
+			if (!ok)
+				cJSON_Delete(t);
+		}
+		msgs = ok ? cJSON_AddArrayToObject(root, "input") : NULL;
+		ok = msgs && add_messages(msgs, req, false, false) &&
+		     cJSON_AddNumberToObject(root, "max_output_tokens", o->max_tokens) &&
+		     cJSON_AddFalseToObject(root, "store");
+		break;
+	default:
 		msgs = cJSON_AddArrayToObject(root, "messages");
-		ok = msgs && add_messages(msgs, req, true);
-		if (ok)
-			ok = cJSON_AddNumberToObject(root, max_tokens_field, max_tokens) != NULL;
+		ok = msgs && add_messages(msgs, req, true, false) &&
+		     cJSON_AddNumberToObject(root, o->token_field ? o->token_field : "max_completion_tokens",
+					     o->max_tokens);
+		break;
 	}
-	if (ok && temperature_set)
-		ok = cJSON_AddNumberToObject(root, "temperature", temperature) != NULL;
+	if (ok)
+		ok = add_effort(root, o);
+	if (ok && o->temperature_set)
+		ok = cJSON_AddNumberToObject(root, "temperature", o->temperature) != NULL;
 	if (!ok)
 		goto nomem;
 	*body = cJSON_PrintUnformatted(root);
@@ -179,59 +272,103 @@ static void copy_clean(char *dst, size_t n, const char *src, size_t len)
 	dst[j] = '\0';
 }
 
-static bool says_quota(const char *s)
+static void copy_str(char *dst, size_t n, const cJSON *v)
 {
-	static const char *const words[] = {"insufficient_quota", "quota",       "spend limit",
-					    "spending limit",     "usage limit", "billing",
-					    "credit balance"};
-	char low[512];
-	size_t i;
-	if (!s)
-		return false;
-	for (i = 0; s[i] && i + 1 < sizeof(low); i++)
-		low[i] = (char)tolower((unsigned char)s[i]);
-	low[i] = '\0';
-	for (i = 0; i < KF_ARRAY_SIZE(words); i++)
-		if (strstr(low, words[i]))
-			return true;
-	return false;
+	if (cJSON_IsString(v))
+		copy_clean(dst, n, v->valuestring, strlen(v->valuestring));
+	else
+		dst[0] = '\0';
 }
 
-/* Describes an {"error": {...}} object (both dialects use one). */
-static void describe_error_obj(const cJSON *e, char *out, size_t n, bool *quota)
+/* Fills e from an {"error": ...} value (an object in both dialects; some servers send a string). */
+static void error_from(const cJSON *ev, struct kf_llm_api_error *e)
 {
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
-	const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
-	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-	const char *t = cJSON_IsString(type)   ? type->valuestring
-			: cJSON_IsString(code) ? code->valuestring
-					       : NULL;
-	const char *m = cJSON_IsString(msg) ? msg->valuestring : cJSON_IsString(e) ? e->valuestring : "";
-	char tmp[600];
-
-	snprintf(tmp, sizeof(tmp), "%s%s%s", t ? t : "", t ? ": " : "", m);
-	copy_clean(out, n, tmp, strlen(tmp));
-	if (quota)
-		*quota = (cJSON_IsString(code) && says_quota(code->valuestring)) ||
-			 (cJSON_IsString(type) && says_quota(type->valuestring)) || says_quota(m);
+	memset(e, 0, sizeof(*e));
+	e->structured = true;
+	if (cJSON_IsString(ev)) {
+		copy_str(e->message, sizeof(e->message), ev);
+		return;
+	}
+	copy_str(e->type, sizeof(e->type), cJSON_GetObjectItemCaseSensitive(ev, "type"));
+	copy_str(e->code, sizeof(e->code), cJSON_GetObjectItemCaseSensitive(ev, "code"));
+	copy_str(e->message, sizeof(e->message), cJSON_GetObjectItemCaseSensitive(ev, "message"));
+	/* Anthropic puts the precise cause of some errors in details.error_code */
+	copy_str(
+	    e->detail, sizeof(e->detail),
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "details"), "error_code"));
 }
 
-void kf_llm_error_describe(const char *body, size_t len, char *out, size_t n, bool *quota)
+void kf_llm_error_parse(const char *body, size_t len, struct kf_llm_api_error *out)
 {
 	cJSON *root = len ? cJSON_ParseWithLength(body, len) : NULL;
 	const cJSON *e = root ? cJSON_GetObjectItemCaseSensitive(root, "error") : NULL;
 
-	if (quota)
-		*quota = false;
 	if (e && (cJSON_IsObject(e) || cJSON_IsString(e))) {
-		describe_error_obj(e, out, n, quota);
+		error_from(e, out);
 	} else {
-		/* Not the API's error format (a proxy's HTML page, a local server's text): show its start. */
-		copy_clean(out, n, body ? body : "", len > 200 ? 200 : len);
-		if (quota)
-			*quota = says_quota(out);
+		/* Not the API's error format (a proxy's HTML page, a local server's text): keep its start. */
+		memset(out, 0, sizeof(*out));
+		copy_clean(out->message, sizeof(out->message), body ? body : "", len > 200 ? 200 : len);
 	}
 	cJSON_Delete(root);
+}
+
+void kf_llm_error_text(const struct kf_llm_api_error *e, char *out, size_t n)
+{
+	const char *t = e->type[0] ? e->type : e->code;
+	snprintf(out, n, "%s%s%s", t, t[0] ? ": " : "", e->message);
+}
+
+static bool eq(const char *a, const char *b)
+{
+	return !strcmp(a, b);
+}
+
+/* Codes and types, as the APIs document them (FIELD-NOTES.md): never words in the message, except to tell
+ * the Responses-only 404 apart, which has no code of its own. */
+const char *kf_llm_failure_classify(int status, const struct kf_llm_api_error *e)
+{
+	bool quota = eq(e->code, "insufficient_quota") || eq(e->type, "insufficient_quota") ||
+		     eq(e->detail, "enforced_spend_limit_reached") || eq(e->type, "billing_error");
+	if (quota && (status == 429 || status == 402 || status == 403 || status == 400))
+		return KF_LLM_FAIL_QUOTA;
+	switch (status) {
+	case 401:
+		return KF_LLM_FAIL_AUTH;
+	case 402:
+		return KF_LLM_FAIL_QUOTA; /* Anthropic's billing_error status */
+	case 403:
+		return KF_LLM_FAIL_PERMISSION;
+	case 404:
+		if (strstr(e->message, "v1/responses") || strstr(e->message, "not a chat model"))
+			return KF_LLM_FAIL_RESPONSES_ONLY;
+		return KF_LLM_FAIL_NOT_FOUND;
+	case 413:
+		return KF_LLM_FAIL_TOO_LARGE;
+	case 429:
+		return KF_LLM_FAIL_RATE_LIMIT;
+	case 400:
+	case 422:
+		if (eq(e->code, "unsupported_parameter") || eq(e->code, "unsupported_value") ||
+		    eq(e->code, "model_not_found"))
+			return eq(e->code, "model_not_found") ? KF_LLM_FAIL_NOT_FOUND : KF_LLM_FAIL_CONFIG;
+		return KF_LLM_FAIL_BAD_REQUEST;
+	case 408:
+	case 409:
+		return KF_LLM_FAIL_SERVER;
+	default:
+		return status >= 500 ? KF_LLM_FAIL_SERVER : KF_LLM_FAIL_HTTP;
+	}
+}
+
+bool kf_llm_failure_fatal(const char *kind)
+{
+	static const char *const fatal[] = {KF_LLM_FAIL_AUTH, KF_LLM_FAIL_PERMISSION, KF_LLM_FAIL_NOT_FOUND,
+					    KF_LLM_FAIL_QUOTA, KF_LLM_FAIL_CONFIG};
+	for (size_t i = 0; kind && i < KF_ARRAY_SIZE(fatal); i++)
+		if (!strcmp(kind, fatal[i]))
+			return true;
+	return false;
 }
 
 static enum kf_status set_text(struct kf_llm_result *r, const char *s, size_t len, struct kf_err *err)
@@ -247,18 +384,36 @@ static enum kf_status set_text(struct kf_llm_result *r, const char *s, size_t le
 	return KF_OK;
 }
 
-static void set_finish(struct kf_llm_result *r, const cJSON *v)
+static void set_finish_str(struct kf_llm_result *r, const char *s)
 {
-	const char *s = cJSON_IsString(v) ? v->valuestring : "";
-	/* Anthropic's names mapped onto OpenAI's so the parser has one word for "cut off". */
-	if (!strcmp(s, "max_tokens"))
+	/* Anthropic's and the Responses API's names mapped onto OpenAI's, so the parser has one word for
+	 * "cut off" */
+	if (!strcmp(s, "max_tokens") || !strcmp(s, "max_output_tokens"))
 		s = "length";
-	else if (!strcmp(s, "end_turn") || !strcmp(s, "stop_sequence"))
+	else if (!strcmp(s, "end_turn") || !strcmp(s, "stop_sequence") || !strcmp(s, "completed"))
 		s = "stop";
 	copy_clean(r->finish_reason, sizeof(r->finish_reason), s, strlen(s));
 }
 
-static enum kf_status parse_openai(const cJSON *root, struct kf_llm_result *r, struct kf_err *err)
+static void set_finish(struct kf_llm_result *r, const cJSON *v)
+{
+	set_finish_str(r, cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static enum kf_status unusable(struct kf_llm_result *r, const char *kind, struct kf_err *err, const char *fmt,
+			       ...) __attribute__((format(printf, 4, 5)));
+static enum kf_status unusable(struct kf_llm_result *r, const char *kind, struct kf_err *err, const char *fmt,
+			       ...)
+{
+	va_list ap;
+	snprintf(r->failure, sizeof(r->failure), "%s", kind);
+	va_start(ap, fmt);
+	kf_err_vset(err, KF_ERR_PARSE, fmt, ap);
+	va_end(ap);
+	return KF_ERR_PARSE;
+}
+
+static enum kf_status parse_chat(const cJSON *root, struct kf_llm_result *r, struct kf_err *err)
 {
 	const cJSON *choices = cJSON_GetObjectItemCaseSensitive(root, "choices");
 	const cJSON *c0, *msg, *content, *usage;
@@ -267,25 +422,107 @@ static enum kf_status parse_openai(const cJSON *root, struct kf_llm_result *r, s
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
 	r->tokens_in = num_field(usage, "prompt_tokens");
 	r->tokens_out = num_field(usage, "completion_tokens");
+	r->tokens_cached =
+	    num_field(cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details"), "cached_tokens");
+	r->tokens_reasoning = num_field(cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens_details"),
+					"reasoning_tokens");
 	if (!cJSON_IsArray(choices))
-		return kf_err_set(err, KF_ERR_PARSE, "reply has no 'choices' list");
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "reply has no 'choices' list");
 	c0 = cJSON_GetArrayItem(choices, 0);
 	if (!c0)
-		return kf_err_set(err, KF_ERR_PARSE, "reply has an empty choice list");
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "reply has an empty choice list");
 	msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
 	content = cJSON_GetObjectItemCaseSensitive(msg, "content");
 	set_finish(r, cJSON_GetObjectItemCaseSensitive(c0, "finish_reason"));
-	if (!cJSON_IsString(content)) {
+	{
 		const cJSON *refusal = cJSON_GetObjectItemCaseSensitive(msg, "refusal");
-		if (cJSON_IsString(refusal))
-			return kf_err_set(err, KF_ERR_PARSE, "the model refused: %.300s",
-					  refusal->valuestring);
-		return kf_err_set(err, KF_ERR_PARSE, "choices[0].message.content is not text");
+		if (cJSON_IsString(refusal) && refusal->valuestring[0]) {
+			set_finish_str(r, "refusal");
+			return unusable(r, KF_LLM_FAIL_REFUSAL, err, "the model refused: %.300s",
+					refusal->valuestring);
+		}
+	}
+	if (!cJSON_IsString(content) || (!content->valuestring[0] && !strcmp(r->finish_reason, "length"))) {
+		if (!strcmp(r->finish_reason, "length"))
+			return unusable(r, KF_LLM_FAIL_LENGTH, err,
+					"the reply was cut at the token limit before any text (%s): raise "
+					"--max-tokens or lower --reasoning-effort",
+					r->tokens_reasoning ? "the reasoning used it up" : "no text");
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "choices[0].message.content is not text");
 	}
 	return set_text(r, content->valuestring, strlen(content->valuestring), err);
 }
 
-static enum kf_status parse_anthropic(const cJSON *root, struct kf_llm_result *r, struct kf_err *err)
+/* Responses API: output is a list of items; the text is in "message" items' "output_text" parts. */
+static enum kf_status parse_responses(const cJSON *root, struct kf_llm_result *r, struct kf_err *err)
+{
+	const cJSON *output = cJSON_GetObjectItemCaseSensitive(root, "output");
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
+	const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
+	const cJSON *item;
+	struct kf_buf text = KF_BUF_INIT(SIZE_MAX / 2);
+	char refusal[320] = "";
+	bool any = false;
+	enum kf_status st;
+
+	r->tokens_in = num_field(usage, "input_tokens");
+	r->tokens_out = num_field(usage, "output_tokens");
+	r->tokens_cached =
+	    num_field(cJSON_GetObjectItemCaseSensitive(usage, "input_tokens_details"), "cached_tokens");
+	r->tokens_reasoning =
+	    num_field(cJSON_GetObjectItemCaseSensitive(usage, "output_tokens_details"), "reasoning_tokens");
+	if (cJSON_IsString(status) && !strcmp(status->valuestring, "incomplete")) {
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(root, "incomplete_details"), "reason");
+		set_finish_str(r, cJSON_IsString(why) ? why->valuestring : "incomplete");
+	} else {
+		set_finish_str(r, cJSON_IsString(status) ? status->valuestring : "");
+	}
+	if (!cJSON_IsArray(output))
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "reply has no 'output' list");
+	cJSON_ArrayForEach(item, output)
+	{
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(item, "type"), *part;
+		if (!cJSON_IsString(type) || strcmp(type->valuestring, "message"))
+			continue; /* reasoning items and the like */
+		cJSON_ArrayForEach(part, cJSON_GetObjectItemCaseSensitive(item, "content"))
+		{
+			const cJSON *pt = cJSON_GetObjectItemCaseSensitive(part, "type");
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "text");
+			const cJSON *rf = cJSON_GetObjectItemCaseSensitive(part, "refusal");
+			if (cJSON_IsString(pt) && !strcmp(pt->valuestring, "output_text") &&
+			    cJSON_IsString(t)) {
+				if (kf_buf_adds(&text, t->valuestring)) {
+					kf_buf_release(&text);
+					return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+				}
+				any = true;
+			} else if (cJSON_IsString(pt) && !strcmp(pt->valuestring, "refusal") &&
+				   cJSON_IsString(rf)) {
+				snprintf(refusal, sizeof(refusal), "%s", rf->valuestring);
+			}
+		}
+	}
+	if (!any || !text.len) {
+		kf_buf_release(&text);
+		if (refusal[0]) {
+			set_finish_str(r, "refusal");
+			return unusable(r, KF_LLM_FAIL_REFUSAL, err, "the model refused: %.300s", refusal);
+		}
+		if (!strcmp(r->finish_reason, "length"))
+			return unusable(r, KF_LLM_FAIL_LENGTH, err,
+					"the reply was cut at the token limit (max_output_tokens) before any "
+					"text (%s): raise "
+					"--max-tokens or lower --reasoning-effort",
+					r->tokens_reasoning ? "the reasoning used it up" : "no text");
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "reply has no output_text");
+	}
+	st = set_text(r, text.data, text.len, err);
+	kf_buf_release(&text);
+	return st;
+}
+
+static enum kf_status parse_messages(const cJSON *root, struct kf_llm_result *r, struct kf_err *err)
 {
 	const cJSON *content = cJSON_GetObjectItemCaseSensitive(root, "content");
 	const cJSON *usage, *blk;
@@ -294,17 +531,20 @@ static enum kf_status parse_anthropic(const cJSON *root, struct kf_llm_result *r
 	enum kf_status st;
 
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
-	/* Cached prompt tokens are input tokens too (billed differently; see prices.json's note). */
-	r->tokens_in = num_field(usage, "input_tokens") + num_field(usage, "cache_creation_input_tokens") +
-		       num_field(usage, "cache_read_input_tokens");
-	r->tokens_out = num_field(usage, "output_tokens");
+	/* Anthropic's input_tokens leaves the cached prompt out; kforge's tokens_in holds all of it, with the
+	 * cache reads and writes as parts of it (billed at their own rates, prices.json). */
+	r->tokens_cached = num_field(usage, "cache_read_input_tokens");
+	r->tokens_cache_write = num_field(usage, "cache_creation_input_tokens");
+	r->tokens_in = num_field(usage, "input_tokens") + r->tokens_cached + r->tokens_cache_write;
+	r->tokens_out = num_field(usage, "output_tokens"); /* thinking included */
 	if (!cJSON_IsArray(content))
-		return kf_err_set(err, KF_ERR_PARSE, "reply has no 'content' list");
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "reply has no 'content' list");
 	set_finish(r, cJSON_GetObjectItemCaseSensitive(root, "stop_reason"));
 	cJSON_ArrayForEach(blk, content)
 	{
 		const cJSON *type = cJSON_GetObjectItemCaseSensitive(blk, "type");
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(blk, "text");
+		/* thinking and redacted_thinking blocks are the model's scratchpad, not the answer */
 		if (cJSON_IsString(type) && !strcmp(type->valuestring, "text") && cJSON_IsString(t)) {
 			if (kf_buf_adds(&text, t->valuestring)) {
 				kf_buf_release(&text);
@@ -313,36 +553,63 @@ static enum kf_status parse_anthropic(const cJSON *root, struct kf_llm_result *r
 			any = true;
 		}
 	}
-	if (!any) {
+	if (!strcmp(r->finish_reason, "refusal")) {
+		char excerpt[320], msg[400];
+		copy_clean(excerpt, sizeof(excerpt), text.data, text.len);
 		kf_buf_release(&text);
-		return kf_err_set(err, KF_ERR_PARSE, "reply has no text block");
+		snprintf(msg, sizeof(msg), "stop_reason refusal%s%s", excerpt[0] ? ": " : "", excerpt);
+		return unusable(r, KF_LLM_FAIL_REFUSAL, err, "the model refused (%s)", msg);
+	}
+	if (!any || !text.len) {
+		kf_buf_release(&text);
+		if (!strcmp(r->finish_reason, "length"))
+			return unusable(r, KF_LLM_FAIL_LENGTH, err,
+					"the reply was cut at the token limit (max_tokens) before any text "
+					"(%s): raise --max-tokens "
+					"or lower --thinking-budget",
+					"thinking or nothing came first");
+		return unusable(r, KF_LLM_FAIL_INVALID_REPLY, err, "reply has no text block");
 	}
 	st = set_text(r, text.data, text.len, err);
 	kf_buf_release(&text);
 	return st;
 }
 
-enum kf_status kf_llm_reply_parse(enum kf_llm_provider p, const char *body, size_t len,
+enum kf_status kf_llm_reply_parse(enum kf_llm_endpoint ep, const char *body, size_t len,
 				  struct kf_llm_result *r, struct kf_err *err)
 {
 	cJSON *root = cJSON_ParseWithLength(body, len);
 	const cJSON *e;
 	enum kf_status st;
 
-	if (!root)
+	if (!root) {
+		snprintf(r->failure, sizeof(r->failure), "%s", KF_LLM_FAIL_INVALID_REPLY);
 		return kf_err_set(err, KF_ERR_PARSE, "reply is not valid JSON (%zu bytes)", len);
+	}
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
+		snprintf(r->failure, sizeof(r->failure), "%s", KF_LLM_FAIL_INVALID_REPLY);
 		return kf_err_set(err, KF_ERR_PARSE, "reply is not a JSON object");
 	}
 	e = cJSON_GetObjectItemCaseSensitive(root, "error");
 	if (e && !cJSON_IsNull(e)) {
+		struct kf_llm_api_error ae;
 		char msg[512];
-		describe_error_obj(e, msg, sizeof(msg), NULL);
+		error_from(e, &ae);
+		kf_llm_error_text(&ae, msg, sizeof(msg));
+		/* an error in a 200 (some proxies, a failed Responses run): its code/type decides whether it
+		 * is one of the fatal kinds; otherwise this reply alone is unusable */
+		{
+			const char *kind = kf_llm_failure_classify(400, &ae);
+			snprintf(r->failure, sizeof(r->failure), "%s",
+				 kf_llm_failure_fatal(kind) ? kind : KF_LLM_FAIL_INVALID_REPLY);
+		}
 		cJSON_Delete(root);
 		return kf_err_set(err, KF_ERR_HTTP, "error in a success reply: %s", msg);
 	}
-	st = p == KF_LLM_ANTHROPIC ? parse_anthropic(root, r, err) : parse_openai(root, r, err);
+	st = ep == KF_LLM_EP_MESSAGES    ? parse_messages(root, r, err)
+	     : ep == KF_LLM_EP_RESPONSES ? parse_responses(root, r, err)
+					 : parse_chat(root, r, err);
 	cJSON_Delete(root);
 	return st;
 }

@@ -536,7 +536,7 @@ static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 	st = kf_prompt_build(&in, &sys, &user, err);
 	kf_kb_examples_free(ex, n_ex);
 	if (!st) {
-		struct kf_llm_message m = {"user", user.data};
+		struct kf_llm_message m = {"user", user.data, 0};
 		struct kf_llm_request r = {sys.data, 1, &m, 0};
 		st = kf_llm_submit(z->llm, &r, k, err);
 	}

@@ -174,6 +174,15 @@ struct cJSON *kf_kb_llm_call_json(const struct kf_kb_llm_call *c)
 			cJSON_AddNullToObject(o, "error");
 		cJSON_AddStringToObject(o, "request_id", c->request_id);
 		add_num(o, "created_at", c->created_at);
+		/* schema 3 (an older reader ignores them; an older file lacks them: the defaults) */
+		cJSON_AddStringToObject(o, "purpose", c->purpose ? c->purpose : "candidate");
+		cJSON_AddStringToObject(o, "outcome", c->outcome ? c->outcome : "");
+		cJSON_AddStringToObject(o, "failure", c->failure ? c->failure : "");
+		cJSON_AddStringToObject(o, "reason", c->reason ? c->reason : "");
+		add_int(o, "tokens_cached", c->tokens_cached);
+		add_int(o, "tokens_cache_write", c->tokens_cache_write);
+		add_int(o, "tokens_reasoning", c->tokens_reasoning);
+		cJSON_AddStringToObject(o, "endpoint", c->endpoint ? c->endpoint : "");
 	}
 	return o;
 }
@@ -594,10 +603,13 @@ static enum kf_status imp_run(struct importer *im, const cJSON *o, struct kf_err
 static enum kf_status imp_call(struct importer *im, const cJSON *o, struct kf_err *err)
 {
 	static const char find[] = "SELECT id FROM llm_calls WHERE run_id = ?1 AND seq = ?3";
-	static const char ins[] = "INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, "
-				  "finish_reason, tokens_in, "
-				  "tokens_out, cost_usd, latency_ms, error, request_id, created_at) "
-				  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	static const char ins[] =
+	    "INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, "
+	    "finish_reason, tokens_in, "
+	    "tokens_out, cost_usd, latency_ms, error, request_id, created_at, purpose, outcome, "
+	    "failure, reason, tokens_cached, tokens_cache_write, tokens_reasoning, endpoint) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+	    "?17, ?18, ?19, ?20, ?21, ?22)";
 	bool skip;
 	int64_t run = map_get(im, MAP_RUN, jint(o, "run_id"), &skip), seq = jint(o, "seq");
 	sqlite3_stmt *st;
@@ -635,6 +647,17 @@ static enum kf_status imp_call(struct importer *im, const cJSON *o, struct kf_er
 	kb_bind_str_null(st, 12, jstr(o, "error"));
 	kb_bind_str(st, 13, jstr(o, "request_id"));
 	sqlite3_bind_double(st, 14, jnum0(o, "created_at"));
+	kb_bind_str(st, 15, jstr(o, "purpose") && *jstr(o, "purpose") ? jstr(o, "purpose") : "candidate");
+	kb_bind_str(st, 16,
+		    cJSON_GetObjectItemCaseSensitive(o, "outcome") ? jstr(o, "outcome")
+		    : jstr(o, "error")                             ? "failed"
+								   : "");
+	kb_bind_str(st, 17, jstr(o, "failure"));
+	kb_bind_str(st, 18, jstr(o, "reason"));
+	sqlite3_bind_int64(st, 19, jint(o, "tokens_cached"));
+	sqlite3_bind_int64(st, 20, jint(o, "tokens_cache_write"));
+	sqlite3_bind_int64(st, 21, jint(o, "tokens_reasoning"));
+	kb_bind_str(st, 22, jstr(o, "endpoint"));
 	rc = sqlite3_step(st);
 	kb_done(st);
 	free(prompt);
@@ -803,6 +826,17 @@ static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_
 	sqlite3_bind_double(st, 12, jnum0(o, "speedup_ci_lo"));
 	sqlite3_bind_double(st, 13, jnum0(o, "speedup_ci_hi"));
 	sqlite3_bind_double(st, 14, jnum0(o, "created_at"));
+	kb_bind_str(st, 15, jstr(o, "purpose") && *jstr(o, "purpose") ? jstr(o, "purpose") : "candidate");
+	kb_bind_str(st, 16,
+		    cJSON_GetObjectItemCaseSensitive(o, "outcome") ? jstr(o, "outcome")
+		    : jstr(o, "error")                             ? "failed"
+								   : "");
+	kb_bind_str(st, 17, jstr(o, "failure"));
+	kb_bind_str(st, 18, jstr(o, "reason"));
+	sqlite3_bind_int64(st, 19, jint(o, "tokens_cached"));
+	sqlite3_bind_int64(st, 20, jint(o, "tokens_cache_write"));
+	sqlite3_bind_int64(st, 21, jint(o, "tokens_reasoning"));
+	kb_bind_str(st, 22, jstr(o, "endpoint"));
 	rc = sqlite3_step(st);
 	kb_done(st);
 	free(shape);

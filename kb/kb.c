@@ -22,6 +22,7 @@
 static const char *const migrations[] = {
     "kb/sql/001-base.sql",
     "kb/sql/002-wins-fts.sql",
+    "kb/sql/003-calls-lessons.sql",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == KF_KB_SCHEMA_VERSION,
 	       "one migration file per schema version");
@@ -572,10 +573,13 @@ enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_ca
 				     int *seq_out, struct kf_err *err)
 {
 	static const char next_seq[] = "SELECT coalesce(max(seq) + 1, 0) FROM llm_calls WHERE run_id = ?1";
-	static const char ins[] = "INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, "
-				  "finish_reason, tokens_in, "
-				  "tokens_out, cost_usd, latency_ms, error, request_id, created_at) "
-				  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	static const char ins[] =
+	    "INSERT INTO llm_calls (run_id, seq, provider, model, prompt, response, "
+	    "finish_reason, tokens_in, "
+	    "tokens_out, cost_usd, latency_ms, error, request_id, created_at, purpose, outcome, "
+	    "failure, reason, tokens_cached, tokens_cache_write, tokens_reasoning, endpoint) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+	    "?17, ?18, ?19, ?20, ?21, ?22)";
 	static const char upd[] = "UPDATE runs SET n_calls = n_calls + 1, tokens_in = tokens_in + ?2, "
 				  "tokens_out = tokens_out + ?3, "
 				  "spend_usd = spend_usd + ?4, updated_at = ?5 WHERE id = ?1";
@@ -615,6 +619,14 @@ enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_ca
 	kb_bind_str_null(st, 12, c->error);
 	kb_bind_str(st, 13, c->request_id);
 	sqlite3_bind_double(st, 14, c->created_at > 0 ? c->created_at : now);
+	kb_bind_str(st, 15, c->purpose && *c->purpose ? c->purpose : "candidate");
+	kb_bind_str(st, 16, c->outcome ? c->outcome : c->error ? "failed" : "");
+	kb_bind_str(st, 17, c->failure);
+	kb_bind_str(st, 18, c->reason);
+	sqlite3_bind_int64(st, 19, c->tokens_cached);
+	sqlite3_bind_int64(st, 20, c->tokens_cache_write);
+	sqlite3_bind_int64(st, 21, c->tokens_reasoning);
+	kb_bind_str(st, 22, c->endpoint);
 	if ((s = step_done(kb, st, "cannot record an llm call", err)))
 		goto fail;
 	if (id)
@@ -1023,7 +1035,8 @@ enum kf_status kf_kb_candidates_each(struct kf_kb *kb, int64_t run_id, kf_kb_can
 
 #define CALL_COLS                                                                                            \
 	"id, run_id, seq, provider, model, prompt, response, finish_reason, tokens_in, tokens_out, "         \
-	"cost_usd, latency_ms, error, request_id, created_at"
+	"cost_usd, latency_ms, error, request_id, created_at, purpose, outcome, failure, reason, "           \
+	"tokens_cached, tokens_cache_write, tokens_reasoning, endpoint"
 static void call_row(sqlite3_stmt *st, struct kf_kb_llm_call *c)
 {
 	c->id = sqlite3_column_int64(st, 0);
@@ -1041,6 +1054,14 @@ static void call_row(sqlite3_stmt *st, struct kf_kb_llm_call *c)
 	c->error = sqlite3_column_type(st, 12) == SQLITE_NULL ? NULL : kb_col_str(st, 12);
 	c->request_id = kb_col_str(st, 13);
 	c->created_at = sqlite3_column_double(st, 14);
+	c->purpose = kb_col_str(st, 15);
+	c->outcome = kb_col_str(st, 16);
+	c->failure = kb_col_str(st, 17);
+	c->reason = kb_col_str(st, 18);
+	c->tokens_cached = sqlite3_column_int64(st, 19);
+	c->tokens_cache_write = sqlite3_column_int64(st, 20);
+	c->tokens_reasoning = sqlite3_column_int64(st, 21);
+	c->endpoint = kb_col_str(st, 22);
 }
 
 enum kf_status kf_kb_llm_calls_each(struct kf_kb *kb, int64_t run_id, kf_kb_llm_call_fn fn, void *ctx,

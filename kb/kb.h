@@ -11,7 +11,7 @@
 #include "kf.h"
 
 /* The schema version this build writes; older files are migrated forward on a read-write open. */
-#define KF_KB_SCHEMA_VERSION 2
+#define KF_KB_SCHEMA_VERSION 3
 
 struct kf_kb;
 
@@ -99,6 +99,14 @@ struct kf_kb_llm_call {
 	const char *error; /* NULL when the call succeeded */
 	const char *request_id;
 	double created_at;
+	/* schema 3: what the call became (kb/sql/003-calls-lessons.sql); NULL on input = the default */
+	const char *purpose; /* "candidate" (default) or "strategies" */
+	const char *outcome; /* "candidate", "strategies", "unusable", "failed" (default: "failed" when error
+				is set, else "") */
+	const char *failure; /* the failure kind of a failed call, "" otherwise */
+	const char *reason;  /* why a reply was unusable, "" otherwise */
+	int64_t tokens_cached, tokens_cache_write, tokens_reasoning; /* parts of tokens_in / tokens_out */
+	const char *endpoint; /* "chat", "responses", "messages", "replay" */
 };
 
 struct kf_kb_candidate {
@@ -283,6 +291,52 @@ struct kf_kb_example {
 enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const char *arch, size_t k,
 				  struct kf_kb_example **out, size_t *n, struct kf_err *err);
 void kf_kb_examples_free(struct kf_kb_example *ex, size_t n);
+
+/* The same retrieval with the hygiene a prompt needs: only kernels that some evaluation shows correct and
+ * timed on the run's clock class (never CPU-clock wins for a GPU run), on the run's arch or its family
+ * (sm_90 and sm_90a; sm_86 and sm_89), significantly faster than their reference when asked (every timed
+ * shape's speedup interval above 1: KB_SIGNIFICANT_TIMING in kb/retrieve.c), none of the run's own
+ * candidates (the prompt shows those itself) and never the parent's source. */
+struct kf_kb_example_query {
+	const char *task_name; /* required */
+	const char *arch;      /* "sm_90", "cpu"; NULL: any */
+	bool arch_family;      /* match arch by family instead of exactly */
+	const char *clock;     /* timing class: "gpu" (cupti, cuda events), "cpu" or "model"; NULL: any */
+	bool significant_only;
+	int64_t exclude_run;             /* 0: none */
+	const char *exclude_source_hash; /* sha256 hex of a source never to show (the parent); NULL: none */
+	size_t k;
+};
+enum kf_status kf_kb_examples_query(struct kf_kb *kb, const struct kf_kb_example_query *q,
+				    struct kf_kb_example **out, size_t *n, struct kf_err *err);
+/* The family of an arch for retrieval: "sm_90a" -> "sm_9", "sm_100" -> "sm_10", "cpu" -> "cpu". */
+void kf_kb_arch_family(const char *arch, char *out, size_t n);
+
+/* ---- lessons: what an attempt tried and what happened, kept beside the code (schema 3) ---- */
+struct kf_kb_lesson {
+	int64_t id, task_id, run_id, candidate_id; /* candidate_id 0: none */
+	const char *arch;                          /* the run's target, "sm_90" or "cpu" */
+	const char *clock;                         /* the run's timing class: "gpu", "cpu", "model" */
+	const char *verdict; /* "wrong_output", "compile_error", "pass" (a correct kernel that was slower) */
+	const char *tried;   /* one line: the attempt's rationale */
+	const char *outcome; /* one line: what happened and why */
+	double created_at;
+	const char *task_name; /* on read */
+	bool same_task;        /* on read */
+};
+typedef int (*kf_kb_lesson_fn)(void *ctx, const struct kf_kb_lesson *l);
+/* Records a lesson (tried and outcome bounded at 300 bytes each). */
+enum kf_status kf_kb_record_lesson(struct kf_kb *kb, const struct kf_kb_lesson *l, int64_t *id,
+				   struct kf_err *err);
+/* Up to k lessons for a prompt about task_name on arch (family match) and clock class, those of
+ * exclude_run left out: the same task's first, then the same category's, newest first, one per distinct
+ * (verdict, tried). */
+enum kf_status kf_kb_lessons_for(struct kf_kb *kb, const char *task_name, const char *arch, const char *clock,
+				 int64_t exclude_run, size_t k, kf_kb_lesson_fn fn, void *ctx,
+				 struct kf_err *err);
+/* Every lesson (of one run when run_id > 0), in id order. */
+enum kf_status kf_kb_lessons_each(struct kf_kb *kb, int64_t run_id, kf_kb_lesson_fn fn, void *ctx,
+				  struct kf_err *err);
 
 /* One full-text search hit: a task (kind "task") or a kernel (kind "candidate"). */
 struct kf_kb_hit {

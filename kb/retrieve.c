@@ -23,7 +23,68 @@ struct picks {
 	size_t n, k;
 	char **names; /* task names taken, one example per other task */
 	size_t n_names;
+	const struct kf_kb_example_query *q; /* the hygiene filters (NULL: none) */
+	char family[24];                     /* GLOB of the arch family ("sm_9[0-9]*"), "" exact */
 };
+
+/* The one place that says what "significantly faster" means for an example: every timed shape's speedup
+ * interval lies above 1 (the lower bound of the bootstrap interval). A calibrated test replaces this line. */
+#define KB_SIGNIFICANT_TIMING "t.speedup_ci_lo > 1.0"
+/* The clock class of a timing row: GPU clocks (CUPTI, CUDA events) are one class; cpu and model others. */
+#define KB_CLOCK_CLASS                                                                                       \
+	"(CASE WHEN t.clock IN ('cupti', 'cuda_event', 'events', 'gpu') THEN 'gpu' ELSE t.clock END)"
+
+void kf_kb_arch_family(const char *arch, char *out, size_t n)
+{
+	size_t len = arch ? strlen(arch) : 0, d = 0;
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (!arch || strncmp(arch, "sm_", 3) || len < 5) {
+		snprintf(out, n, "%s", arch ? arch : "");
+		return;
+	}
+	while (3 + d < len && isdigit((unsigned char)arch[3 + d]))
+		d++;
+	/* sm_90, sm_90a, sm_89 -> "sm_9", "sm_9", "sm_8"; sm_100, sm_120 -> "sm_10", "sm_12" */
+	snprintf(out, n, "%.*s", (int)(3 + (d > 1 ? d - 1 : d)), arch);
+}
+
+/* Does candidate cand pass the query's filters (some evaluation of it does)? */
+static bool example_ok(struct kf_kb *kb, const struct picks *p, int64_t cand)
+{
+	static const char sql[] =
+	    "SELECT 1 FROM candidates c JOIN evaluations e ON e.candidate_id = c.id "
+	    "WHERE c.id = ?1 AND e.verdict = 'pass' AND e.speedup > 0 "
+	    "AND (?2 <= 0 OR c.run_id <> ?2) "
+	    "AND (?3 IS NULL OR c.source_hash <> ?3) "
+	    "AND (?4 IS NULL OR e.arch = ?4 OR (?5 IS NOT NULL AND e.arch GLOB ?5)) "
+	    "AND (?6 IS NULL OR (EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id) AND NOT "
+	    "EXISTS "
+	    "(SELECT 1 FROM timings t WHERE t.evaluation_id = e.id AND " KB_CLOCK_CLASS " <> ?6))) "
+	    "AND (?7 = 0 OR (e.speedup > 1.0 AND EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = "
+	    "e.id) "
+	    "AND NOT EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id AND NOT "
+	    "(" KB_SIGNIFICANT_TIMING ")))) LIMIT 1";
+	const struct kf_kb_example_query *q = p->q;
+	sqlite3_stmt *st;
+	bool ok;
+	if (!q)
+		return true;
+	if (!(st = kb_stmt(kb, sql, NULL)))
+		return false;
+	sqlite3_bind_int64(st, 1, cand);
+	sqlite3_bind_int64(st, 2, q->exclude_run);
+	kb_bind_str_null(st, 3,
+			 q->exclude_source_hash && *q->exclude_source_hash ? q->exclude_source_hash : NULL);
+	kb_bind_str_null(st, 4, q->arch);
+	kb_bind_str_null(st, 5, p->family[0] ? p->family : NULL);
+	kb_bind_str_null(st, 6, q->clock);
+	sqlite3_bind_int(st, 7, q->significant_only ? 1 : 0);
+	ok = sqlite3_step(st) == SQLITE_ROW;
+	kb_done(st);
+	return ok;
+}
 
 static bool picked_cand(const struct picks *p, int64_t cand)
 {
@@ -150,7 +211,7 @@ static enum kf_status take_others(struct kf_kb *kb, sqlite3_stmt *st, struct pic
 	while (p->n < p->k && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t cand = sqlite3_column_int64(st, 0);
 		const char *name = kb_col_str(st, 3);
-		if (picked_cand(p, cand) || picked_name(p, name))
+		if (picked_cand(p, cand) || picked_name(p, name) || !example_ok(kb, p, cand))
 			continue;
 		if ((s = add_pick(p, cand, sqlite3_column_int64(st, 2), name, sqlite3_column_double(st, 1),
 				  false, err)))
@@ -237,7 +298,7 @@ static enum kf_status take_same_task(struct kf_kb *kb, const char *task_name, co
 			/* Rows come best first, so a source seen already had its best speedup taken. */
 			for (size_t i = first; i < n_all && !seen; i++)
 				seen = !strcmp(all[i].hash, hash);
-			if (seen)
+			if (seen || !example_ok(kb, p, sqlite3_column_int64(st, 0)))
 				continue;
 			all[n_all].cand = sqlite3_column_int64(st, 0);
 			all[n_all].speedup = sqlite3_column_double(st, 1);
@@ -265,8 +326,9 @@ static enum kf_status take_same_task(struct kf_kb *kb, const char *task_name, co
 	return s;
 }
 
-enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const char *arch, size_t k,
-				  struct kf_kb_example **out, size_t *n, struct kf_err *err)
+static enum kf_status examples(struct kf_kb *kb, const char *task_name, const char *arch, size_t k,
+			       const struct kf_kb_example_query *q, struct kf_kb_example **out, size_t *n,
+			       struct kf_err *err)
 {
 	static const char task_sql[] =
 	    "SELECT id, category, name || ' ' || category || ' ' || description FROM tasks WHERE name = ?1 "
@@ -309,6 +371,13 @@ enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const
 	if (rc != SQLITE_ROW)
 		return kb_dberr(kb, err, "cannot look up a task");
 	p.k = k;
+	p.q = q;
+	if (q && q->arch_family && q->arch)
+		kf_kb_arch_family(q->arch, p.family, sizeof(p.family) - 8);
+	if (p.family[0] && strcmp(p.family, q->arch))
+		strcat(p.family, "[0-9]*");
+	else
+		p.family[0] = '\0';
 	p.v = calloc(k, sizeof(*p.v));
 	p.names = calloc(k, sizeof(*p.names));
 	if (!category || !text || !p.v || !p.names) {
@@ -372,6 +441,19 @@ done:
 	free(text);
 	kf_buf_release(&query);
 	return s;
+}
+
+enum kf_status kf_kb_examples_for(struct kf_kb *kb, const char *task_name, const char *arch, size_t k,
+				  struct kf_kb_example **out, size_t *n, struct kf_err *err)
+{
+	return examples(kb, task_name, arch, k, NULL, out, n, err);
+}
+
+enum kf_status kf_kb_examples_query(struct kf_kb *kb, const struct kf_kb_example_query *q,
+				    struct kf_kb_example **out, size_t *n, struct kf_err *err)
+{
+	/* by family: the SQL takes every arch and example_ok keeps the family's */
+	return examples(kb, q->task_name, q->arch_family ? NULL : q->arch, q->k, q, out, n, err);
 }
 
 void kf_kb_examples_free(struct kf_kb_example *ex, size_t n)
@@ -445,4 +527,137 @@ enum kf_status kf_kb_search(struct kf_kb *kb, const char *text, size_t limit, kf
 	}
 	kf_buf_release(&query);
 	return s;
+}
+
+/* ---- lessons -------------------------------------------------------------------------------------- */
+
+#define LESSON_TEXT_MAX 300
+
+enum kf_status kf_kb_record_lesson(struct kf_kb *kb, const struct kf_kb_lesson *l, int64_t *id,
+				   struct kf_err *err)
+{
+	static const char ins[] =
+	    "INSERT INTO lessons (task_id, run_id, candidate_id, arch, clock, verdict, tried, "
+	    "outcome, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, substr(?7, 1, 300), "
+	    "substr(?8, 1, 300), ?9)";
+	sqlite3_stmt *st;
+	int rc;
+	if (l->task_id <= 0 || l->run_id <= 0)
+		return kf_err_set(err, KF_ERR_INVALID, "a lesson needs a task and a run");
+	if (!(st = kb_stmt(kb, ins, err)))
+		return KF_ERR_DB;
+	sqlite3_bind_int64(st, 1, l->task_id);
+	sqlite3_bind_int64(st, 2, l->run_id);
+	kb_bind_id(st, 3, l->candidate_id);
+	kb_bind_str(st, 4, l->arch);
+	kb_bind_str(st, 5, l->clock);
+	kb_bind_str(st, 6, l->verdict);
+	kb_bind_str(st, 7, l->tried);
+	kb_bind_str(st, 8, l->outcome);
+	sqlite3_bind_double(st, 9, l->created_at > 0 ? l->created_at : kb_now());
+	rc = sqlite3_step(st);
+	kb_done(st);
+	if (rc != SQLITE_DONE)
+		return kb_dberr(kb, err, "cannot record a lesson");
+	if (id)
+		*id = sqlite3_last_insert_rowid(kb->db);
+	return KF_OK;
+}
+
+#define LESSON_COLS                                                                                          \
+	"l.id, l.task_id, l.run_id, coalesce(l.candidate_id, 0), l.arch, l.clock, l.verdict, l.tried, "      \
+	"l.outcome, l.created_at, t.name"
+
+static void lesson_row(sqlite3_stmt *st, struct kf_kb_lesson *l)
+{
+	l->id = sqlite3_column_int64(st, 0);
+	l->task_id = sqlite3_column_int64(st, 1);
+	l->run_id = sqlite3_column_int64(st, 2);
+	l->candidate_id = sqlite3_column_int64(st, 3);
+	l->arch = kb_col_str(st, 4);
+	l->clock = kb_col_str(st, 5);
+	l->verdict = kb_col_str(st, 6);
+	l->tried = kb_col_str(st, 7);
+	l->outcome = kb_col_str(st, 8);
+	l->created_at = sqlite3_column_double(st, 9);
+	l->task_name = kb_col_str(st, 10);
+	l->same_task = false;
+}
+
+enum kf_status kf_kb_lessons_each(struct kf_kb *kb, int64_t run_id, kf_kb_lesson_fn fn, void *ctx,
+				  struct kf_err *err)
+{
+	static const char sql[] = "SELECT " LESSON_COLS " FROM lessons l JOIN tasks t ON t.id = l.task_id "
+				  "WHERE ?1 <= 0 OR l.run_id = ?1 ORDER BY l.id";
+	sqlite3_stmt *st = kb_stmt(kb, sql, err);
+	struct kf_kb_lesson l;
+	if (!st)
+		return KF_ERR_DB;
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		lesson_row(st, &l);
+		if (fn(ctx, &l))
+			break;
+	}
+	kb_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kb_dberr(kb, err, "cannot read lessons");
+	return KF_OK;
+}
+
+enum kf_status kf_kb_lessons_for(struct kf_kb *kb, const char *task_name, const char *arch, const char *clock,
+				 int64_t exclude_run, size_t k, kf_kb_lesson_fn fn, void *ctx,
+				 struct kf_err *err)
+{
+	/* same task first (pass 0), then the same category (pass 1); newest first in each */
+	static const char sql[] =
+	    "SELECT " LESSON_COLS ", t.name = ?1 AS same FROM lessons l JOIN tasks t ON t.id = l.task_id "
+	    "WHERE (t.name = ?1 OR (t.category <> '' AND t.category = (SELECT category FROM tasks WHERE name "
+	    "= ?1 "
+	    "ORDER BY id DESC LIMIT 1))) AND (?2 <= 0 OR l.run_id <> ?2) AND (?3 IS NULL OR l.clock = ?3) "
+	    "AND (?4 IS NULL OR l.arch = ?4 OR l.arch GLOB ?5) "
+	    "ORDER BY same DESC, l.id DESC LIMIT 400";
+	char family[32] = "", glob[40];
+	char(*seen)[96];
+	size_t n_seen = 0;
+	sqlite3_stmt *st;
+	int rc, stop = 0;
+
+	if (!k)
+		return KF_OK;
+	if (k > 100)
+		return kf_err_set(err, KF_ERR_RANGE, "at most 100 lessons at once");
+	kf_kb_arch_family(arch, family, sizeof(family));
+	snprintf(glob, sizeof(glob), "%s[0-9]*", family);
+	if (!(seen = calloc(k, sizeof(*seen))))
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	if (!(st = kb_stmt(kb, sql, err))) {
+		free(seen);
+		return KF_ERR_DB;
+	}
+	kb_bind_str(st, 1, task_name);
+	sqlite3_bind_int64(st, 2, exclude_run);
+	kb_bind_str_null(st, 3, clock);
+	kb_bind_str_null(st, 4, arch);
+	kb_bind_str(st, 5, arch && strcmp(family, arch) ? glob : "");
+	while (!stop && n_seen < k && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kf_kb_lesson l;
+		char key[96];
+		bool dup = false;
+		lesson_row(st, &l);
+		l.same_task = sqlite3_column_int(st, 11) != 0;
+		snprintf(key, sizeof(key), "%s|%.80s", l.verdict, l.tried);
+		for (size_t i = 0; i < n_seen && !dup; i++)
+			dup = !strcmp(seen[i], key);
+		if (dup)
+			continue;
+		snprintf(seen[n_seen++], sizeof(seen[0]), "%s", key);
+		stop = fn(ctx, &l);
+	}
+	kb_done(st);
+	free(seen);
+	if (!stop && n_seen < k && rc != SQLITE_DONE)
+		return kb_dberr(kb, err, "cannot read lessons");
+	return KF_OK;
 }

@@ -81,6 +81,58 @@ expect 200 '.content[0].type == "text" and .content[0].text == "from a rule" and
 post /v1/nowhere '{}'
 [ "$code" = 404 ] && ok "unknown path is a 404" || bad "unknown path gave $code"
 
+# the Responses API, reasoning and thinking fields, prompt-cache blocks, model listings: checked as strictly
+curl -s -o /dev/null -X POST "$base/_control/script" --data \
+	'{"models":["gpt-5.5-pro","claude-opus-4-6"],"responses_only":["gpt-5.5-pro"],"adaptive":["claude-sonnet-5"],
+	  "replies":[{"text":"r1","repeat":20,"reasoning_tokens":7,"cached_tokens":3}]}'
+RS=/v1/responses
+post $RS '{"model":"gpt-5.5-pro","messages":[{"role":"user","content":"x"}]}'
+expect 400 '.error.message | test("moved to .input.")' "responses: messages is a 400 pointing to input"
+post $RS '{"model":"gpt-5.5-pro","input":[{"role":"user","content":"x"}],"max_output_tokens":8}'
+expect 400 '.error.message | test(">= 16")' "responses: max_output_tokens below 16 is a 400"
+post $RS '{"model":"gpt-5.5-pro","input":[{"role":"user","content":"x"}],"reasoning":{"effort":"huge"}}'
+expect 400 '.error.message | test("reasoning.effort")' "responses: an unknown effort is a 400"
+post $RS '{"model":"gpt-5.5-pro","instructions":"s","input":[{"role":"user","content":"x"}],"max_output_tokens":100,"reasoning":{"effort":"high"},"store":false}' "$KEY"
+expect 200 '.output[-1].content[0].type == "output_text" and .output[-1].content[0].text == "r1" and .usage.output_tokens_details.reasoning_tokens == 7 and .usage.input_tokens_details.cached_tokens == 3' \
+	"responses: a valid request gets output_text with reasoning and cache usage"
+post $OA '{"model":"gpt-5.5-pro","messages":[{"role":"user","content":"x"}]}'
+expect 404 '.error.message | test("only supported in v1/responses")' "chat completions: a Responses-only model is a 404"
+post $OA '{"model":"gpt-nope","messages":[{"role":"user","content":"x"}]}'
+expect 404 '.error.code == "model_not_found"' "chat completions: an unknown model is a 404 model_not_found"
+post $OA '{"model":"gpt-5.5-pro","messages":[{"role":"user","content":"x"}],"reasoning_effort":"huge"}'
+expect 400 '.error.message | test("reasoning_effort")' "chat completions: an unknown reasoning_effort is a 400"
+ANT='{"model":"claude-opus-4-6","max_tokens":5000,"messages":[{"role":"user","content":"x"}]'
+post $AN "${ANT%?}],\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":500}}" "${AH[@]}"
+expect 400 '.error.message | test("1024")' "anthropic: a thinking budget below 1024 is a 400"
+post $AN "${ANT%?}],\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":6000}}" "${AH[@]}"
+expect 400 '.error.message | test("greater than")' "anthropic: a budget not below max_tokens is a 400"
+post $AN "${ANT%?}],\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":2000},\"temperature\":0.5}" "${AH[@]}"
+expect 400 '.error.message | test("temperature")' "anthropic: a temperature with thinking is a 400"
+post $AN "${ANT%?}],\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":2000},\"output_config\":{\"effort\":\"max\"}}" "${AH[@]}"
+expect 200 '.content[0].type == "thinking" and .content[1].text == "r1"' "anthropic: thinking blocks come before the text"
+post $AN '{"model":"claude-opus-4-6","max_tokens":50,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b"}]}]}' "${AH[@]}"
+expect 200 '.usage.cache_read_input_tokens == 3' "anthropic: cache_control blocks are accepted and usage reports cache reads"
+post $AN '{"model":"claude-opus-4-6","max_tokens":50,"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"forever"}}]}]}' "${AH[@]}"
+expect 400 '.error.message | test("ephemeral")' "anthropic: a bad cache_control is a 400"
+post $AN '{"model":"claude-sonnet-5","max_tokens":5000,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":2000}}' "${AH[@]}"
+expect 400 '.error.message | test("adaptive")' "anthropic: a manual budget on an adaptive model is a 400"
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' "$base/v1/models/gpt-5.5-pro" -H "$KEY")
+expect 200 '.id == "gpt-5.5-pro" and .object == "model"' "GET /v1/models/ID for a listed model"
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' "$base/v1/models/gpt-nope" -H "$KEY")
+expect 404 '.error.code == "model_not_found"' "GET /v1/models/ID for another model is a 404 model_not_found"
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' "$base/v1/models/claude-nope" -H "${AH[0]}" -H "${AH[1]}")
+expect 404 '.error.type == "not_found_error"' "anthropic GET /v1/models/ID: not_found_error"
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' "$base/v1/models" -H "$KEY")
+expect 200 '.object == "list" and (.data | map(.id)) == ["gpt-5.5-pro","claude-opus-4-6"]' "GET /v1/models lists the models"
+curl -s -o /dev/null -X POST "$base/_control/script" --data '{"require_key":"right","replies":[{"fault":"429"},{"fault":"429","quota":true}]}'
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' "$base/v1/models/x" -H "$KEY")
+expect 401 '.error.code == "invalid_api_key"' "a listing with the wrong key is a 401 invalid_api_key"
+post $OA "{\"model\":\"m\",$msgs}" 'Authorization: Bearer right'
+expect 429 '.error.code == "rate_limit_exceeded" and (.error.message | test("billing"))' \
+	"a plain 429 is rate_limit_exceeded, with OpenAI's text that names billing"
+post $OA "{\"model\":\"m\",$msgs}" 'Authorization: Bearer right'
+expect 429 '.error.code == "insufficient_quota"' "a quota 429 is insufficient_quota"
+
 # faults: a new script through the control endpoint
 curl -s -o /dev/null -X POST "$base/_control/script" --data \
 	'{"replies":[{"fault":"429","retry_after":"3"},{"fault":"529"},{"fault":"truncated"},{"fault":"invalid_json"},{"fault":"empty_choices"},{"fault":"429","quota":true}]}'

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/llm_int.h"
 #include "kb/kb.h"
 #include "testing.h"
 
@@ -187,7 +188,7 @@ static enum kf_status run_n(const struct kf_llm_config *cfg, int n, struct kf_ll
 			    double *wall_ms, struct kf_err *err)
 {
 	struct kf_llm_client *c;
-	struct kf_llm_message m = {"user", "write a kernel please"};
+	struct kf_llm_message m = {"user", "write a kernel please", 0};
 	struct kf_llm_request rq = {"you are a CUDA expert", 1, &m, 0};
 	double t0 = kf_now_ms();
 	enum kf_status st = kf_llm_client_new(cfg, &c, err);
@@ -293,7 +294,7 @@ static void test_prompt_not_utf8(void)
 	NEED_SERVER();
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_client *c = NULL;
-	struct kf_llm_message m = {"user", "bad \xff\xfe bytes \xc3\xa9 \xe2\x82"};
+	struct kf_llm_message m = {"user", "bad \xff\xfe bytes \xc3\xa9 \xe2\x82", 0};
 	struct kf_llm_request rq = {"sys \x80", 1, &m, 0};
 	struct kf_llm_result *x = NULL;
 	struct kf_llm_config cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest");
@@ -308,7 +309,7 @@ static void test_prompt_not_utf8(void)
 	CHECK(x && x->status == KF_OK);
 	log = server_log_n(1);
 	CHECK_STR(jstr(log, "0.body.messages.0.content"), "bad ?? bytes \xc3\xa9 ??");
-	CHECK_STR(jstr(log, "0.body.system"), "sys ?");
+	CHECK_STR(jstr(log, "0.body.system.0.text"), "sys ?");
 	cJSON_Delete(log);
 	kf_llm_result_free(x);
 	kf_llm_client_free(c);
@@ -340,7 +341,10 @@ static void test_anthropic_exchange(void)
 	CHECK_STR(jstr(log, "0.path"), "/v1/messages");
 	CHECK_STR(jstr(log, "0.headers.x-api-key"), "present");
 	CHECK_STR(jstr(log, "0.headers.anthropic-version"), "2023-06-01");
-	CHECK_STR(jstr(log, "0.body.system"), "you are a CUDA expert");
+	/* the system text is the run's static prefix: a text block marked for the prompt cache */
+	CHECK_STR(jstr(log, "0.body.system.0.type"), "text");
+	CHECK_STR(jstr(log, "0.body.system.0.text"), "you are a CUDA expert");
+	CHECK_STR(jstr(log, "0.body.system.0.cache_control.type"), "ephemeral");
 	CHECK_EQ_INT(cJSON_GetArraySize(jget(log, "0.body.messages")), 1);
 	CHECK_STR(jstr(log, "0.body.messages.0.role"), "user");
 	CHECK_NEAR(jnum(log, "0.body.max_tokens"), 1234, 0);
@@ -394,13 +398,14 @@ static void test_token_field_and_prices(void)
 	{
 		struct kf_prices *p = NULL;
 		double usd;
+		struct kf_llm_usage u1 = {1000000, 0, 0, 5}, u2 = {1000000, 0, 0, 0}, u3 = {1, 0, 0, 1};
 		CHECK(kf_prices_load(prices, &p, &err) == KF_OK);
-		CHECK(kf_prices_cost(p, "gpt-4o-2024-08-06", 1000000, 5, &usd));
+		CHECK(kf_prices_cost(p, "gpt-4o-2024-08-06", &u1, &usd, NULL, 0));
 		CHECK_NEAR(usd, 100.0, 1e-9);
-		CHECK(kf_prices_cost(p, "gpt-4o-mini", 1000000, 0,
-				     &usd)); /* longer built-in prefix still wins */
+		CHECK(kf_prices_cost(p, "gpt-4o-mini", &u2, &usd, NULL,
+				     0)); /* longer built-in prefix still wins */
 		CHECK_NEAR(usd, 0.15, 1e-9);
-		CHECK(!kf_prices_cost(p, "gpt-3", 1, 1, &usd));
+		CHECK(!kf_prices_cost(p, "gpt-3", &u3, &usd, NULL, 0));
 		kf_prices_free(p);
 	}
 	f = fopen(prices, "w");
@@ -577,7 +582,8 @@ static void test_final_errors_not_retried(void)
 	{
 		struct kf_llm_result *r[1];
 		struct kf_err err = KF_ERR_INIT;
-		struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "o3");
+		/* a model the table does not know: the server's 400 is the only way to learn it */
+		struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "local-reasoner");
 		cfg.temperature_set = true;
 		cfg.temperature = 1.0;
 		CHECK(server_script("{\"reject_fields\":[\"temperature\"],\"replies\":[{\"text\":\"x\"}]}"));
@@ -762,7 +768,7 @@ static void test_concurrency(void)
 	    "{\"text\":\"c\"},{\"text\":\"d\"}]}"));
 	{
 		struct kf_llm_client *c = NULL;
-		struct kf_llm_message m = {"user", "x"};
+		struct kf_llm_message m = {"user", "x", 0};
 		struct kf_llm_request rq = {NULL, 1, &m, 0};
 		double t0 = kf_now_ms(), first_three = 0;
 		int last_attempts = 0;
@@ -896,8 +902,8 @@ static void test_missing_key_and_settings(void)
 	CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
 	{
 		/* requests Anthropic would refuse are refused here, before any network */
-		struct kf_llm_message sys = {"system", "x"}, two[2] = {{"user", "a"}, {"user", "b"}},
-				      asst = {"assistant", "a"};
+		struct kf_llm_message sys = {"system", "x", 0}, two[2] = {{"user", "a", 0}, {"user", "b", 0}},
+				      asst = {"assistant", "a", 0};
 		struct kf_llm_request r1 = {NULL, 1, &sys, 0}, r2 = {NULL, 2, two, 0},
 				      r3 = {NULL, 1, &asst, 0}, r4 = {NULL, 0, NULL, 0};
 		CHECK(kf_llm_submit(c, &r1, 1, &err) == KF_ERR_INVALID);
@@ -936,7 +942,7 @@ static void test_replay(void)
 	struct kf_llm_config cfg = {0};
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_llm_client *c = NULL;
-	struct kf_llm_message m = {"user", "x"};
+	struct kf_llm_message m = {"user", "x", 0};
 	struct kf_llm_request rq = {NULL, 1, &m, 0};
 	struct kf_llm_result *r = NULL;
 
@@ -1062,7 +1068,7 @@ static void test_record_export_replay(void)
 	{
 		struct kf_llm_config rc = {.provider = KF_LLM_REPLAY, .replay_path = out};
 		struct kf_llm_client *c = NULL;
-		struct kf_llm_message m = {"user", "x"};
+		struct kf_llm_message m = {"user", "x", 0};
 		struct kf_llm_request rq = {NULL, 1, &m, 0};
 		CHECKF(kf_llm_client_new(&rc, &c, &err) == KF_OK, "%s", err.msg);
 		for (int i = 0; c && i < 4; i++) {
@@ -1101,6 +1107,508 @@ static void test_provider_names(void)
 	CHECK_STR(kf_llm_provider_name(KF_LLM_OPENAI), "openai");
 }
 
+/* ---- the model table, provider choice, failure kinds ---------------------------------------------- */
+
+static void test_model_table(void)
+{
+	struct kf_llm_model m;
+	struct kf_err err = KF_ERR_INIT;
+	CHECKF(kf_llm_model_lookup("gpt-5.5-pro-2026-04-24", &m, &err) == KF_OK, "%s", err.msg);
+	CHECK(m.known && m.endpoint == KF_LLM_EP_RESPONSES && m.reasoning == KF_LLM_REASONING_EFFORT);
+	CHECK_STR(m.token_field, "max_output_tokens");
+	CHECK(kf_llm_model_lookup("gpt-5.4-mini", &m, &err) == KF_OK);
+	CHECK(m.known && m.endpoint == KF_LLM_EP_CHAT && !m.temperature);
+	CHECK_STR(m.key, "gpt-5.4*"); /* the longer prefix of the family */
+	CHECK(kf_llm_model_lookup("claude-3-haiku-20240307", &m, &err) == KF_OK);
+	CHECK(m.known && m.max_output == 4096 && m.provider == KF_LLM_ANTHROPIC);
+	CHECK(kf_llm_model_lookup("claude-opus-4-6", &m, &err) == KF_OK);
+	CHECK(m.known && m.reasoning == KF_LLM_REASONING_THINKING && (m.efforts >> KF_LLM_EFFORT_MAX & 1u));
+	CHECK(kf_llm_model_lookup("claude-opus-4-20250514", &m, &err) == KF_OK);
+	CHECK(m.known && m.max_output == 32000); /* Opus 4, not 4.5+ */
+	CHECK(kf_llm_model_lookup("claude-sonnet-5", &m, &err) == KF_OK);
+	CHECK(m.known && m.reasoning == KF_LLM_REASONING_ADAPTIVE);
+	CHECK(kf_llm_model_lookup("Qwen2.5-Coder-32B", &m, &err) == KF_OK && !m.known);
+	CHECK_EQ_INT(kf_llm_effort_parse("xhigh"), KF_LLM_EFFORT_XHIGH);
+	CHECK_EQ_INT(kf_llm_effort_parse("ultra"), -1);
+}
+
+static void test_provider_detect(void)
+{
+	enum kf_llm_provider p = KF_LLM_REPLAY;
+	struct kf_err err = KF_ERR_INIT;
+	char why[256];
+	const char *names[] = {"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY",
+			       "ANTHROPIC_BASE_URL"};
+	char *saved[4];
+	for (int i = 0; i < 4; i++) {
+		const char *v = getenv(names[i]);
+		saved[i] = v ? strdup(v) : NULL;
+		unsetenv(names[i]);
+	}
+	CHECK(kf_llm_provider_detect("gpt-4o", &p, why, sizeof(why), &err) == KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(err.msg, "OPENAI_API_KEY");
+	setenv("OPENAI_API_KEY", "sk-x", 1);
+	CHECK(kf_llm_provider_detect("claude-sonnet-4-5", &p, why, sizeof(why), &err) == KF_OK &&
+	      p == KF_LLM_OPENAI);
+	setenv("ANTHROPIC_API_KEY", "sk-ant-x", 1);
+	/* both keys: the model decides (the issue's case: claude-sonnet-4-5 went to OpenAI) */
+	CHECK(kf_llm_provider_detect("claude-sonnet-4-5", &p, why, sizeof(why), &err) == KF_OK &&
+	      p == KF_LLM_ANTHROPIC);
+	CHECK_CONTAINS(why, "both keys");
+	CHECK(kf_llm_provider_detect("gpt-5.4", &p, why, sizeof(why), &err) == KF_OK && p == KF_LLM_OPENAI);
+	CHECK(kf_llm_provider_detect("claude-next-9", &p, why, sizeof(why), &err) == KF_OK &&
+	      p == KF_LLM_ANTHROPIC);
+	CHECK(kf_llm_provider_detect("my-local-model", &p, why, sizeof(why), &err) == KF_OK &&
+	      p == KF_LLM_OPENAI);
+	unsetenv("OPENAI_API_KEY");
+	CHECK(kf_llm_provider_detect("gpt-4o", &p, why, sizeof(why), &err) == KF_OK && p == KF_LLM_ANTHROPIC);
+	for (int i = 0; i < 4; i++) {
+		if (saved[i])
+			setenv(names[i], saved[i], 1);
+		else
+			unsetenv(names[i]);
+		free(saved[i]);
+	}
+}
+
+/* The failure kind comes from the status and the error's code/type, never from words in the message:
+ * OpenAI's ordinary rate-limit text names billing, and a quota error's message may not say "quota". */
+static void test_failure_classify(void)
+{
+	static const struct {
+		int status;
+		const char *body, *kind;
+		bool fatal;
+	} cases[] = {
+	    {429,
+	     "{\"error\":{\"message\":\"Rate limit reached ... account/billing.\",\"type\":\"requests\","
+	     "\"code\":\"rate_limit_exceeded\"}}",
+	     KF_LLM_FAIL_RATE_LIMIT, false},
+	    {429,
+	     "{\"error\":{\"message\":\"Requests to the ChatCompletions_Create Operation under Azure OpenAI "
+	     "API have exceeded call rate limit of your current OpenAI pricing tier "
+	     "(quota)\",\"code\":\"429\"}}",
+	     KF_LLM_FAIL_RATE_LIMIT, false},
+	    {429,
+	     "{\"error\":{\"message\":\"out of credit\",\"type\":\"insufficient_quota\","
+	     "\"code\":\"insufficient_quota\"}}",
+	     KF_LLM_FAIL_QUOTA, true},
+	    {429,
+	     "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"limit\","
+	     "\"details\":{\"error_code\":\"enforced_spend_limit_reached\"}}}",
+	     KF_LLM_FAIL_QUOTA, true},
+	    {400,
+	     "{\"type\":\"error\",\"error\":{\"type\":\"billing_error\",\"message\":\"credit balance too "
+	     "low\"}}",
+	     KF_LLM_FAIL_QUOTA, true},
+	    {401, "{\"error\":{\"message\":\"Incorrect API key\",\"code\":\"invalid_api_key\"}}",
+	     KF_LLM_FAIL_AUTH, true},
+	    {403, "{\"type\":\"error\",\"error\":{\"type\":\"permission_error\",\"message\":\"no\"}}",
+	     KF_LLM_FAIL_PERMISSION, true},
+	    {404, "{\"error\":{\"message\":\"The model `x` does not exist\",\"code\":\"model_not_found\"}}",
+	     KF_LLM_FAIL_NOT_FOUND, true},
+	    {404,
+	     "{\"error\":{\"message\":\"This model is only supported in v1/responses and not in "
+	     "v1/chat/completions.\",\"param\":\"model\",\"code\":null}}",
+	     KF_LLM_FAIL_RESPONSES_ONLY, false},
+	    {400,
+	     "{\"error\":{\"message\":\"Unsupported parameter: "
+	     "'temperature'\",\"code\":\"unsupported_parameter\"}}",
+	     KF_LLM_FAIL_CONFIG, true},
+	    {400, "{\"error\":{\"message\":\"prompt too long\",\"type\":\"invalid_request_error\"}}",
+	     KF_LLM_FAIL_BAD_REQUEST, false},
+	    {529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+	     KF_LLM_FAIL_SERVER, false},
+	    {502, "<html>bad gateway</html>", KF_LLM_FAIL_SERVER, false},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
+		struct kf_llm_api_error e;
+		kf_llm_error_parse(cases[i].body, strlen(cases[i].body), &e);
+		const char *k = kf_llm_failure_classify(cases[i].status, &e);
+		CHECKF(!strcmp(k, cases[i].kind), "case %zu: %s, want %s", i, k, cases[i].kind);
+		CHECKF(kf_llm_failure_fatal(k) == cases[i].fatal, "case %zu", i);
+	}
+}
+
+/* A rate limit whose text mentions billing is retried; a quota error is final and fatal, by code. */
+static void test_rate_limit_vs_quota(void)
+{
+	NEED_SERVER();
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	CHECK(
+	    server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_ms\":\"50\"},{\"text\":\"ok\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->status, KF_OK);
+		CHECK_EQ_INT(r[0]->attempts, 2);
+	}
+	kf_llm_result_free(r[0]);
+	for (int anth = 0; anth < 2; anth++) {
+		cfg = cfg_for(anth ? KF_LLM_ANTHROPIC : KF_LLM_OPENAI, anth ? "claude-test" : "gpt-4o");
+		CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"quota\":true},{\"text\":\"x\"}]}"));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0]) {
+			CHECK_EQ_INT(r[0]->attempts, 1);
+			CHECK_STR(r[0]->failure, KF_LLM_FAIL_QUOTA);
+			CHECK(r[0]->fatal);
+		}
+		kf_llm_result_free(r[0]);
+	}
+	/* a storm of rate limits: retried up to the limit, then a failed call that is not fatal */
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+	CHECK(server_script("{\"replies\":[{\"fault\":\"429\",\"retry_after_ms\":\"20\",\"repeat\":5}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_EQ_INT(r[0]->attempts, 3);
+		CHECK_STR(r[0]->failure, KF_LLM_FAIL_RATE_LIMIT);
+		CHECK(!r[0]->fatal);
+	}
+	kf_llm_result_free(r[0]);
+	/* bad key, unknown model: fatal kinds */
+	CHECK(server_script("{\"require_key\":\"other\",\"replies\":[{\"text\":\"x\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_STR(r[0]->failure, KF_LLM_FAIL_AUTH);
+		CHECK(r[0]->fatal);
+		CHECK_CONTAINS(r[0]->error, "Incorrect API key");
+	}
+	kf_llm_result_free(r[0]);
+	CHECK(server_script("{\"models\":[\"gpt-4.1\"],\"replies\":[{\"text\":\"x\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0]) {
+		CHECK_STR(r[0]->failure, KF_LLM_FAIL_NOT_FOUND);
+		CHECK(r[0]->fatal);
+	}
+	kf_llm_result_free(r[0]);
+}
+
+/* What a reasoning model gets: the effort field of its endpoint, a limit that leaves room to answer, and
+ * settings its API would reject refused before any request. */
+static void test_reasoning_requests(void)
+{
+	NEED_SERVER();
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg;
+	struct kf_llm_client *c = NULL;
+	cJSON *log;
+
+	CHECK(server_script("{\"replies\":[{\"text\":\"a\",\"repeat\":9}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-5.4");
+	cfg.reasoning_effort = "high";
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	kf_llm_result_free(r[0]);
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-5.5-pro");
+	cfg.reasoning_effort = "xhigh";
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	kf_llm_result_free(r[0]);
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-opus-4-6");
+	cfg.thinking_budget = 4000;
+	cfg.reasoning_effort = "max";
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0])
+		CHECK_STR(r[0]->text, "a"); /* the thinking block is not the answer */
+	kf_llm_result_free(r[0]);
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-3-haiku-20240307");
+	cfg.max_tokens = 8192;
+	CHECK(server_script(
+	    "{\"max_output\":{\"claude-3-haiku-20240307\":4096},\"replies\":[{\"text\":\"h\"}]}"));
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	if (r[0])
+		CHECK_EQ_INT(r[0]->status, KF_OK); /* clamped to its 4096, so no 400 */
+	kf_llm_result_free(r[0]);
+	log = server_log_n(1);
+	CHECK_NEAR(jnum(log, "0.body.max_tokens"), 4096, 0);
+	cJSON_Delete(log);
+
+	/* the three bodies above, in the log of the first script: replaced by the haiku one, so redo them */
+	CHECK(server_script("{\"replies\":[{\"text\":\"a\",\"repeat\":9}]}"));
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-5.4");
+	cfg.reasoning_effort = "high";
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	kf_llm_result_free(r[0]);
+	cfg = cfg_for(KF_LLM_OPENAI, "gpt-5.5-pro");
+	cfg.reasoning_effort = "xhigh";
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	kf_llm_result_free(r[0]);
+	cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-opus-4-6");
+	cfg.thinking_budget = 4000;
+	cfg.reasoning_effort = "max";
+	CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+	kf_llm_result_free(r[0]);
+	log = server_log_n(3);
+	CHECK_STR(jstr(log, "0.path"), "/v1/chat/completions");
+	CHECK_STR(jstr(log, "0.body.reasoning_effort"), "high");
+	CHECK_NEAR(jnum(log, "0.body.max_completion_tokens"), 32768, 0); /* not 8192: reasoning counts */
+	CHECK_STR(jstr(log, "1.path"), "/v1/responses");
+	CHECK_STR(jstr(log, "1.body.reasoning.effort"), "xhigh");
+	CHECK_NEAR(jnum(log, "1.body.max_output_tokens"), 32768, 0);
+	CHECK(cJSON_IsFalse(jget(log, "1.body.store")));
+	CHECK_STR(jstr(log, "1.body.input.0.role"), "user");
+	CHECK_STR(jstr(log, "1.body.instructions"), "you are a CUDA expert");
+	CHECK_STR(jstr(log, "2.path"), "/v1/messages");
+	CHECK_STR(jstr(log, "2.body.thinking.type"), "enabled");
+	CHECK_NEAR(jnum(log, "2.body.thinking.budget_tokens"), 4000, 0);
+	CHECK_STR(jstr(log, "2.body.output_config.effort"), "max");
+	CHECK(jnum(log, "2.body.max_tokens") > 4000);
+	cJSON_Delete(log);
+
+	/* refused before a request: each would be a 400 on every call */
+	static const struct {
+		enum kf_llm_provider p;
+		const char *model, *effort;
+		int thinking;
+		bool temp;
+		const char *says;
+	} bad[] = {
+	    {KF_LLM_OPENAI, "gpt-5.4", NULL, 0, true, "temperature"},
+	    {KF_LLM_OPENAI, "gpt-4o", "high", 0, false, "takes no --reasoning-effort"},
+	    {KF_LLM_OPENAI, "gpt-5.4", "ultra", 0, false, "not one of"},
+	    {KF_LLM_OPENAI, "gpt-5-mini", "xhigh", 0, false, "minimal, low, medium, high"},
+	    {KF_LLM_OPENAI, "gpt-5.4", NULL, 2000, false, "Anthropic"},
+	    {KF_LLM_ANTHROPIC, "claude-sonnet-5", NULL, 2000, false, "adaptively"},
+	    {KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest", NULL, 2000, false, "no extended thinking"},
+	    {KF_LLM_ANTHROPIC, "claude-opus-4-6", NULL, 512, false, "at least 1024"},
+	    {KF_LLM_ANTHROPIC, "claude-opus-4-6", NULL, 4000, true, "temperature"},
+	    {KF_LLM_ANTHROPIC, "claude-3-5-haiku-latest", "high", 0, false, "--thinking-budget"},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(bad); i++) {
+		cfg = cfg_for(bad[i].p, bad[i].model);
+		cfg.reasoning_effort = bad[i].effort;
+		cfg.thinking_budget = bad[i].thinking;
+		cfg.temperature_set = bad[i].temp;
+		cfg.temperature = 0.5;
+		err = (struct kf_err)KF_ERR_INIT;
+		CHECKF(kf_llm_client_new(&cfg, &c, &err) == KF_ERR_INVALID, "case %zu", i);
+		CHECKF(strstr(err.msg, bad[i].says), "case %zu: %s", i, err.msg);
+		kf_llm_client_free(c);
+		c = NULL;
+	}
+}
+
+/* A model chat completions does not serve: the client switches to the Responses API and the run goes on. */
+static void test_responses_only_switch(void)
+{
+	NEED_SERVER();
+	struct kf_llm_result *r[2];
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-new-pro");
+	cJSON *log;
+	CHECK(server_script("{\"responses_only\":[\"gpt-new-pro\"],\"replies\":[{\"text\":\"via responses\","
+			    "\"repeat\":3}]}"));
+	cfg.concurrency = 1;
+	CHECKF(run_n(&cfg, 2, r, NULL, &err) == KF_OK, "%s", err.msg);
+	for (int i = 0; i < 2; i++) {
+		if (r[i]) {
+			CHECK_EQ_INT(r[i]->status, KF_OK);
+			CHECK_STR(r[i]->text, "via responses");
+			CHECK_STR(r[i]->endpoint, "responses");
+		}
+		kf_llm_result_free(r[i]);
+	}
+	log = server_log_n(3);
+	CHECK_EQ_INT(cJSON_GetArraySize(log), 3); /* one 404, then both on /v1/responses */
+	CHECK_STR(jstr(log, "0.outcome"), "404-responses-only");
+	CHECK_STR(jstr(log, "1.path"), "/v1/responses");
+	CHECK_STR(jstr(log, "2.path"), "/v1/responses");
+	cJSON_Delete(log);
+	CHECK_CONTAINS(client_log.data, "Responses API only");
+}
+
+/* Refusals and length cuts are unusable replies with their own kinds; reasoning and cache tokens are
+ * counted and priced at their rates. */
+static void test_refusal_length_tokens(void)
+{
+	NEED_SERVER();
+	struct kf_llm_result *r[1];
+	struct kf_err err = KF_ERR_INIT;
+	static const struct {
+		enum kf_llm_provider p;
+		const char *model;
+	} who[] = {
+	    {KF_LLM_OPENAI, "gpt-4o"}, {KF_LLM_OPENAI, "gpt-5-pro"}, {KF_LLM_ANTHROPIC, "claude-test"}};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(who); i++) {
+		struct kf_llm_config cfg = cfg_for(who[i].p, who[i].model);
+		CHECK(server_script("{\"replies\":[{\"refusal\":\"I cannot help with that\"},"
+				    "{\"text\":\"\",\"finish_reason\":\"length\",\"tokens_out\":32768,"
+				    "\"reasoning_tokens\":32768}]}"));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0]) {
+			CHECK_EQ_INT(r[0]->status, KF_ERR_PARSE);
+			CHECKF(!strcmp(r[0]->failure, KF_LLM_FAIL_REFUSAL), "%zu: %s", i, r[0]->failure);
+			CHECK_CONTAINS(r[0]->error, "refused");
+			CHECK(!r[0]->fatal);
+		}
+		kf_llm_result_free(r[0]);
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0]) {
+			CHECKF(!strcmp(r[0]->failure, KF_LLM_FAIL_LENGTH), "%zu: %s", i, r[0]->failure);
+			CHECK_STR(r[0]->finish_reason, "length");
+			CHECK_CONTAINS(r[0]->error, "token limit");
+			if (who[i].p == KF_LLM_OPENAI)
+				CHECK_EQ_INT(r[0]->tokens_reasoning, 32768);
+			CHECK(r[0]->cost_usd > 0 || who[i].p == KF_LLM_ANTHROPIC); /* billed all the same */
+		}
+		kf_llm_result_free(r[0]);
+	}
+	/* cache tokens: claude-opus-4-6 at $5 in, $0.50 cache reads, $6.25 cache writes, $25 out */
+	{
+		struct kf_llm_config cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-opus-4-6");
+		CHECK(
+		    server_script("{\"replies\":[{\"text\":\"x\",\"tokens_in\":10000,\"cached_tokens\":6000,"
+				  "\"cache_write\":3000,\"tokens_out\":1000}]}"));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0]) {
+			CHECK_EQ_INT(r[0]->tokens_in, 10000);
+			CHECK_EQ_INT(r[0]->tokens_cached, 6000);
+			CHECK_EQ_INT(r[0]->tokens_cache_write, 3000);
+			CHECK_NEAR(r[0]->cost_usd,
+				   (1000 * 5.0 + 6000 * 0.5 + 3000 * 6.25 + 1000 * 25.0) / 1e6, 1e-12);
+		}
+		kf_llm_result_free(r[0]);
+	}
+	{
+		struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-5.4");
+		CHECK(
+		    server_script("{\"replies\":[{\"text\":\"x\",\"tokens_in\":10000,\"cached_tokens\":8000,"
+				  "\"tokens_out\":100}]}"));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0])
+			CHECK_NEAR(r[0]->cost_usd, (2000 * 2.5 + 8000 * 0.25 + 100 * 15.0) / 1e6, 1e-12);
+		kf_llm_result_free(r[0]);
+	}
+	/* a model the table lacks, priced by --price-in/--price-out */
+	{
+		struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "my-local-model");
+		struct kf_llm_client *c = NULL;
+		struct kf_llm_settings st;
+		cfg.price_in = 2;
+		cfg.price_out = 4;
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+		if (c) {
+			kf_llm_client_settings(c, &st);
+			CHECK(st.price_known);
+			CHECK_CONTAINS(st.price_source, "--price-in");
+		}
+		kf_llm_client_free(c);
+		CHECK(
+		    server_script("{\"replies\":[{\"text\":\"x\",\"tokens_in\":1000,\"tokens_out\":1000}]}"));
+		CHECKF(run_n(&cfg, 1, r, NULL, &err) == KF_OK, "%s", err.msg);
+		if (r[0]) {
+			CHECK(r[0]->cost_known);
+			CHECK_NEAR(r[0]->cost_usd, (1000 * 2.0 + 1000 * 4.0) / 1e6, 1e-12);
+		}
+		kf_llm_result_free(r[0]);
+	}
+}
+
+/* The static prefix of a message is a cached block for Anthropic; OpenAI gets the plain string. */
+static void test_prompt_cache_blocks(void)
+{
+	NEED_SERVER();
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_llm_message m = {"user", "STATIC PART\nDYNAMIC PART", 12};
+	struct kf_llm_request rq = {"system text", 1, &m, 0};
+	struct kf_llm_result *x = NULL;
+	cJSON *log;
+	for (int anth = 1; anth >= 0; anth--) {
+		struct kf_llm_config cfg =
+		    cfg_for(anth ? KF_LLM_ANTHROPIC : KF_LLM_OPENAI, anth ? "claude-test" : "gpt-4o");
+		struct kf_llm_client *c = NULL;
+		CHECK(server_script("{\"replies\":[{\"text\":\"ok\"}]}"));
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+		if (!c)
+			return;
+		CHECK(kf_llm_submit(c, &rq, 1, &err) == KF_OK);
+		CHECK(kf_llm_poll(c, 10000, &x, &err) == KF_OK);
+		CHECK(x && x->status == KF_OK);
+		if (x) /* the knowledge base keeps the whole text */
+			CHECK_CONTAINS(x->prompt_json, "STATIC PART\\nDYNAMIC PART");
+		kf_llm_result_free(x);
+		x = NULL;
+		kf_llm_client_free(c);
+		log = server_log_n(1);
+		if (anth) {
+			CHECK_STR(jstr(log, "0.body.messages.0.content.0.text"), "STATIC PART\n");
+			CHECK_STR(jstr(log, "0.body.messages.0.content.0.cache_control.type"), "ephemeral");
+			CHECK_STR(jstr(log, "0.body.messages.0.content.1.text"), "DYNAMIC PART");
+			CHECK(!jget(log, "0.body.messages.0.content.1.cache_control"));
+		} else {
+			CHECK_STR(jstr(log, "0.body.messages.1.content"), "STATIC PART\nDYNAMIC PART");
+		}
+		cJSON_Delete(log);
+	}
+}
+
+/* The pre-flight check: a bad key and an unknown model stop before the first request, with the API's
+ * message; a server without a listing is no obstacle; an Anthropic record's max_tokens lowers the cap. */
+static void test_preflight(void)
+{
+	NEED_SERVER();
+	struct kf_err err = KF_ERR_INIT;
+	char note[512];
+	static const struct {
+		enum kf_llm_provider p;
+		const char *model, *script;
+		enum kf_status want;
+		const char *says;
+	} cases[] = {
+	    {KF_LLM_OPENAI, "gpt-4o", "{\"require_key\":\"other\"}", KF_ERR_UNAVAILABLE, "Incorrect API key"},
+	    {KF_LLM_ANTHROPIC, "claude-test", "{\"require_key\":\"other\"}", KF_ERR_UNAVAILABLE,
+	     "invalid x-api-key"},
+	    {KF_LLM_OPENAI, "gpt-nope", "{\"models\":[\"gpt-4o\"]}", KF_ERR_UNAVAILABLE,
+	     "does not serve model 'gpt-nope'"},
+	    {KF_LLM_ANTHROPIC, "claude-nope", "{\"models\":[\"claude-test\"]}", KF_ERR_UNAVAILABLE,
+	     "not_found_error"},
+	    {KF_LLM_OPENAI, "gpt-4o", "{\"models\":[\"gpt-4o\"]}", KF_OK, "is available"},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
+		struct kf_llm_config cfg = cfg_for(cases[i].p, cases[i].model);
+		struct kf_llm_client *c = NULL;
+		CHECK(server_script(cases[i].script));
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+		if (!c)
+			continue;
+		err = (struct kf_err)KF_ERR_INIT;
+		enum kf_status st = kf_llm_preflight(c, note, sizeof(note), &err);
+		CHECKF(st == cases[i].want, "case %zu: %s", i, err.msg);
+		CHECKF(strstr(st ? err.msg : note, cases[i].says), "case %zu: %s / %s", i, err.msg, note);
+		CHECKF(!strstr(err.msg, SECRET_KEY), "case %zu", i);
+		kf_llm_client_free(c);
+	}
+	{
+		/* no listing route: a base URL whose paths the server does not know */
+		struct kf_llm_config cfg = cfg_for(KF_LLM_OPENAI, "gpt-4o");
+		struct kf_llm_client *c = NULL;
+		char base[160];
+		snprintf(base, sizeof(base), "http://127.0.0.1:%d/proxy/v1", srv_port);
+		cfg.base_url = base;
+		CHECK(server_script("{}"));
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+		if (c) {
+			CHECKF(kf_llm_preflight(c, note, sizeof(note), &err) == KF_OK, "%s", err.msg);
+			CHECK_CONTAINS(note, "no model listing");
+		}
+		kf_llm_client_free(c);
+	}
+	{
+		struct kf_llm_config cfg = cfg_for(KF_LLM_ANTHROPIC, "claude-small");
+		struct kf_llm_client *c = NULL;
+		struct kf_llm_settings st;
+		CHECK(
+		    server_script("{\"models\":[\"claude-small\"],\"max_output\":{\"claude-small\":2048}}"));
+		CHECK(kf_llm_client_new(&cfg, &c, &err) == KF_OK);
+		if (c) {
+			CHECK(kf_llm_preflight(c, note, sizeof(note), &err) == KF_OK);
+			kf_llm_client_settings(c, &st);
+			CHECK_EQ_INT(st.max_tokens, 2048);
+		}
+		kf_llm_client_free(c);
+	}
+}
+
 static void test_server_up(void)
 {
 	if (!server_start())
@@ -1113,4 +1621,7 @@ KF_TEST_MAIN(TEST(test_server_up), TEST(test_provider_names), TEST(test_openai_e
 	     TEST(test_retry_5xx_then_success), TEST(test_final_errors_not_retried),
 	     TEST(test_timeout_then_success), TEST(test_broken_bodies), TEST(test_concurrency),
 	     TEST(test_key_never_written), TEST(test_missing_key_and_settings), TEST(test_replay),
-	     TEST(test_record_export_replay))
+	     TEST(test_record_export_replay), TEST(test_model_table), TEST(test_provider_detect),
+	     TEST(test_failure_classify), TEST(test_rate_limit_vs_quota), TEST(test_reasoning_requests),
+	     TEST(test_responses_only_switch), TEST(test_refusal_length_tokens),
+	     TEST(test_prompt_cache_blocks), TEST(test_preflight))

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "kb/kb.h"
 #include "task.h"
 #include "testing.h"
@@ -226,7 +227,7 @@ static void test_migrate_from_v1(void)
 	CHECKF(kf_kb_open(p, 0, &kb, &err) == KF_OK, "%s", err.msg);
 	if (!kb)
 		return;
-	CHECK_EQ_INT(kf_kb_schema_version(kb), 2);
+	CHECK_EQ_INT(kf_kb_schema_version(kb), KF_KB_SCHEMA_VERSION);
 	CHECK(kf_kb_stats_get(kb, &st, &err) == KF_OK);
 	CHECK_EQ_INT(st.n_tasks, 2);
 	CHECK_EQ_INT(st.n_runs, 1);
@@ -287,8 +288,14 @@ static void test_migrate_concurrently(void)
 		waitpid(pids[i], &status, 0);
 		CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "opener %d status %d", i, status);
 	}
-	CHECK_EQ_INT(sql_int(p, "PRAGMA user_version"), 2);
+	CHECK_EQ_INT(sql_int(p, "PRAGMA user_version"), KF_KB_SCHEMA_VERSION);
 	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM candidates"), 3);
+	/* version 3: a call recorded with an error is a failed call; the other one's outcome is unknown */
+	CHECK_EQ_INT(
+	    sql_int(p, "SELECT count(*) FROM llm_calls WHERE outcome = 'failed' AND error IS NOT NULL"), 1);
+	CHECK_EQ_INT(
+	    sql_int(p, "SELECT count(*) FROM llm_calls WHERE outcome = '' AND purpose = 'candidate'"), 1);
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM lessons"), 0);
 	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM wins"), 1);
 	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM task_fts WHERE task_fts MATCH 'softmax'"), 1);
 }
@@ -754,6 +761,153 @@ static void test_examples_ranking(void)
 	kf_kb_close(kb);
 }
 
+/* step() with the timing's clock and the speedup interval's lower bound. */
+static int64_t step_t(struct kf_kb *kb, int64_t run, const char *src, const char *arch, double speedup,
+		      const char *clock, double lo)
+{
+	struct kf_kb_candidate c = {0};
+	struct kf_kb_eval e = {0};
+	struct kf_kb_timing t = {0};
+	struct kf_err err = KF_ERR_INIT;
+	int64_t id = 0;
+	c.run_id = run;
+	c.source = src;
+	c.edit_kind = "seed";
+	e.backend = strcmp(clock, "cpu") ? "cuda" : "cpu";
+	e.arch = arch;
+	e.dtype = "f32";
+	e.verdict = "pass";
+	e.speedup = speedup;
+	t.shape = "{\"N\":4096}";
+	t.clock = clock;
+	t.median_ms = 1.0 / speedup;
+	t.ref_median_ms = 1.0;
+	t.speedup = speedup;
+	t.speedup_ci_lo = lo;
+	t.speedup_ci_hi = speedup * 1.05;
+	CHECKF(kf_kb_record_step(kb, &c, &e, &t, 1, &id, NULL, &err) == KF_OK, "%s", err.msg);
+	return id;
+}
+
+static bool ex_has(const struct kf_kb_example *ex, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ex[i].candidate_id == id)
+			return true;
+	return false;
+}
+
+struct lessons_seen {
+	int n;
+	char verdicts[8][32];
+	bool same[8];
+};
+
+static int lesson_cb(void *ctx, const struct kf_kb_lesson *l)
+{
+	struct lessons_seen *s = ctx;
+	if (s->n < 8) {
+		snprintf(s->verdicts[s->n], sizeof(s->verdicts[0]), "%s", l->verdict);
+		s->same[s->n] = l->same_task;
+	}
+	s->n++;
+	return 0;
+}
+
+/* Examples a prompt may show: correct and significantly faster, on the run's clock class and arch
+ * family, not the run's own, never the parent. Each exclusion below has a kernel that tries to get past. */
+static void test_examples_hygiene(void)
+{
+	struct kf_kb *kb = open_new("hyg.db");
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_kb_example *ex = NULL;
+	size_t n = 0;
+	char hash[KF_SHA256_HEX];
+	const char *parent_src = "__global__ void parent_k() {}";
+	if (!kb)
+		return;
+	int64_t sm = put_task(kb, "softmax", "reduction", "row-wise softmax");
+	int64_t lse = put_task(kb, "logsumexp", "reduction", "log sum exp");
+	int64_t old = begin_run(kb, sm), cur = begin_run(kb, sm), lrun = begin_run(kb, lse);
+	int64_t good = step_t(kb, old, "__global__ void good() {}", "sm_90", 2.0, "cupti", 1.5);
+	int64_t noisy = step_t(kb, old, "__global__ void noisy() {}", "sm_90", 1.05, "cupti", 0.98);
+	int64_t cpu = step_t(kb, old, "__global__ void cpu_win() {}", "cpu", 3.0, "cpu", 2.0);
+	int64_t fam = step_t(kb, old, "__global__ void hopper_a() {}", "sm_90a", 1.8, "cuda_event", 1.3);
+	int64_t other = step_t(kb, old, "__global__ void ampere() {}", "sm_80", 5.0, "cupti", 4.0);
+	int64_t slow = step_t(kb, old, "__global__ void slow() {}", "sm_90", 0.16, "cupti", 0.15);
+	int64_t mine = step_t(kb, cur, "__global__ void mine() {}", "sm_90", 2.5, "cupti", 2.0);
+	int64_t par = step_t(kb, old, parent_src, "sm_90", 2.2, "cupti", 1.9);
+	int64_t lcpu = step_t(kb, lrun, "__global__ void lse_cpu() {}", "cpu", 10.0, "cpu", 9.0);
+	int64_t lgpu = step_t(kb, lrun, "__global__ void lse_gpu() {}", "sm_90", 1.4, "cupti", 1.2);
+	kf_sha256_hex(parent_src, strlen(parent_src), hash);
+
+	struct kf_kb_example_query q = {"softmax", "sm_90", true, "gpu", true, cur, hash, 10};
+	CHECKF(kf_kb_examples_query(kb, &q, &ex, &n, &err) == KF_OK, "%s", err.msg);
+	CHECK(ex_has(ex, n, good) && ex_has(ex, n, fam) && ex_has(ex, n, lgpu));
+	CHECK(!ex_has(ex, n, noisy)); /* not significant */
+	CHECK(!ex_has(ex, n, cpu));   /* CPU clock in a GPU prompt */
+	CHECK(!ex_has(ex, n, lcpu));  /* a CPU-clock win of a neighbour */
+	CHECK(!ex_has(ex, n, other)); /* another arch family */
+	CHECK(!ex_has(ex, n, slow));  /* 0.16x is no lesson in speed */
+	CHECK(!ex_has(ex, n, mine));  /* the run's own */
+	CHECK(!ex_has(ex, n, par));   /* the parent */
+	CHECK_EQ_INT(n, 3);
+	kf_kb_examples_free(ex, n);
+	/* a CPU run sees CPU-clock kernels only */
+	struct kf_kb_example_query qc = {"softmax", "cpu", true, "cpu", true, cur, NULL, 10};
+	CHECK(kf_kb_examples_query(kb, &qc, &ex, &n, &err) == KF_OK);
+	CHECK(n == 2 && ex_has(ex, n, cpu) && ex_has(ex, n, lcpu));
+	kf_kb_examples_free(ex, n);
+	/* without the filters the old retrieval still shows everything of the arch */
+	CHECK(kf_kb_examples_for(kb, "softmax", "sm_90", 10, &ex, &n, &err) == KF_OK);
+	CHECK(ex_has(ex, n, noisy) && ex_has(ex, n, mine));
+	kf_kb_examples_free(ex, n);
+	{
+		char f[16];
+		kf_kb_arch_family("sm_90a", f, sizeof(f));
+		CHECK_STR(f, "sm_9");
+		kf_kb_arch_family("sm_100", f, sizeof(f));
+		CHECK_STR(f, "sm_10");
+		kf_kb_arch_family("cpu", f, sizeof(f));
+		CHECK_STR(f, "cpu");
+	}
+
+	/* lessons: the same task's first, the right clock and family only, none of the run's own, no twice */
+	struct kf_kb_lesson l = {0};
+	l.task_id = sm;
+	l.run_id = old;
+	l.arch = "sm_90";
+	l.clock = "gpu";
+	l.verdict = "wrong_output";
+	l.tried = "split the row across two warps";
+	l.outcome = "max abs error 0.4: the second warp's partial sum was never added";
+	CHECK(kf_kb_record_lesson(kb, &l, NULL, &err) == KF_OK);
+	CHECK(kf_kb_record_lesson(kb, &l, NULL, &err) == KF_OK); /* the same lesson twice */
+	l.verdict = "compile_error";
+	l.tried = "cp.async double buffering";
+	l.run_id = cur; /* the run's own: not shown */
+	CHECK(kf_kb_record_lesson(kb, &l, NULL, &err) == KF_OK);
+	l.run_id = old;
+	l.clock = "cpu";
+	l.arch = "cpu";
+	l.verdict = "pass";
+	CHECK(kf_kb_record_lesson(kb, &l, NULL, &err) == KF_OK); /* a CPU-clock lesson */
+	l.task_id = lse;
+	l.run_id = lrun;
+	l.clock = "gpu";
+	l.arch = "sm_90a";
+	l.verdict = "race";
+	l.tried = "shared partial sums";
+	CHECK(kf_kb_record_lesson(kb, &l, NULL, &err) == KF_OK);
+	struct lessons_seen seen = {0};
+	CHECK(kf_kb_lessons_for(kb, "softmax", "sm_90", "gpu", cur, 5, lesson_cb, &seen, &err) == KF_OK);
+	CHECK_EQ_INT(seen.n, 2);
+	CHECK_STR(seen.verdicts[0], "wrong_output");
+	CHECK(seen.same[0] && !seen.same[1]);
+	CHECK_STR(seen.verdicts[1], "race");
+	kf_kb_close(kb);
+}
+
 static void test_search(void)
 {
 	int64_t ids[8];
@@ -842,12 +996,19 @@ static void cleanup(void)
 int main(int argc, char **argv)
 {
 	static const struct kf_test_case cases[] = {
-	    TEST(test_open_creates_schema),  TEST(test_open_refuses_bad_files),
-	    TEST(test_migrate_from_v1),      TEST(test_migrate_from_v0),
-	    TEST(test_migrate_concurrently), TEST(test_record_and_read_back),
-	    TEST(test_task_from_file),       TEST(test_wins),
-	    TEST(test_nested_transactions),  TEST(test_tags),
-	    TEST(test_examples_ranking),     TEST(test_search),
+	    TEST(test_open_creates_schema),
+	    TEST(test_open_refuses_bad_files),
+	    TEST(test_migrate_from_v1),
+	    TEST(test_migrate_from_v0),
+	    TEST(test_migrate_concurrently),
+	    TEST(test_record_and_read_back),
+	    TEST(test_task_from_file),
+	    TEST(test_wins),
+	    TEST(test_nested_transactions),
+	    TEST(test_tags),
+	    TEST(test_examples_ranking),
+	    TEST(test_examples_hygiene),
+	    TEST(test_search),
 	    TEST(test_concurrent_writers),
 	};
 	int rc;
