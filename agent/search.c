@@ -23,6 +23,19 @@
 /* MCTS exploration constant of UCT (rewards are log2 speedups clipped to [-2, 2], failures -1). */
 #define UCT_C 1.0
 #define MCTS_MAX_CHILDREN 4
+/* Patience: at least this many attempts without a significant improvement, or this share of the budget. */
+#define PATIENCE_MIN 8
+#define PATIENCE_SHARE 0.3
+#define DEFAULT_BUDGET 20
+/* Schedule: about this share of the calls are seeds (fresh implementations of a strategy), three quarters
+ * of them at the start and the rest kept for when refinement stalls (half the patience without a
+ * significant improvement); failures are repaired while their chain is at most this long and they are
+ * promising (a seed's, or a child of a top kernel); refinement draws from the top kernels with these
+ * weights. */
+#define SCHED_SEED_SHARE 0.2
+#define SCHED_REPAIR_MAX_DEPTH 3
+#define SCHED_TOP 3
+static const double sched_top_w[SCHED_TOP] = {0.6, 0.25, 0.15};
 
 struct kf_search {
 	enum kf_strategy strategy;
@@ -30,6 +43,16 @@ struct kf_search {
 	size_t n, cap;
 	struct kf_search_cand *v;
 	int64_t added; /* candidates added after the reference (migration clock) */
+	int n_strategies;
+	int64_t budget;
+	double sig_level;  /* point speedup of the last significant improvement (1: the reference) */
+	int64_t since_sig; /* attempts since */
+	int64_t seeds;     /* seed picks (schedule) */
+	int iseeds[32];    /* seed picks per island (evo's strategy turn) */
+	/* mcts: one virtual node per strategy between the root and the seeds that implement it */
+	int svisits[KF_SEARCH_MAX_STRATEGIES], spending[KF_SEARCH_MAX_STRATEGIES];
+	int schildren[KF_SEARCH_MAX_STRATEGIES];
+	double svalue[KF_SEARCH_MAX_STRATEGIES];
 };
 
 struct kf_search *kf_search_new(enum kf_strategy st, int n_islands)
@@ -39,7 +62,55 @@ struct kf_search *kf_search_new(enum kf_strategy st, int n_islands)
 		return NULL;
 	s->strategy = st;
 	s->n_islands = n_islands < 1 ? 1 : n_islands > 32 ? 32 : n_islands;
+	s->budget = DEFAULT_BUDGET;
+	s->sig_level = 1.0;
 	return s;
+}
+
+void kf_search_set_strategies(struct kf_search *s, int n)
+{
+	s->n_strategies = n < 0 ? 0 : n > KF_SEARCH_MAX_STRATEGIES ? KF_SEARCH_MAX_STRATEGIES : n;
+}
+
+int kf_search_strategies(const struct kf_search *s)
+{
+	return s->n_strategies;
+}
+
+void kf_search_set_budget(struct kf_search *s, int64_t calls)
+{
+	s->budget = calls > 0 ? calls : DEFAULT_BUDGET;
+}
+
+int64_t kf_search_patience(const struct kf_search *s)
+{
+	int64_t p = (int64_t)ceil(PATIENCE_SHARE * (double)s->budget);
+	return p > PATIENCE_MIN ? p : PATIENCE_MIN;
+}
+
+bool kf_search_stagnant(const struct kf_search *s)
+{
+	return s->since_sig >= kf_search_patience(s);
+}
+
+void kf_search_note_unusable(struct kf_search *s)
+{
+	s->since_sig++;
+}
+
+void kf_search_reset_patience(struct kf_search *s)
+{
+	s->since_sig = 0;
+}
+
+int64_t kf_search_since_improvement(const struct kf_search *s)
+{
+	return s->since_sig;
+}
+
+bool kf_search_significant(const struct kf_search_cand *c, double level)
+{
+	return c->correct && c->lo > level;
 }
 
 void kf_search_free(struct kf_search *s)
@@ -131,6 +202,8 @@ int kf_search_add(struct kf_search *s, const struct kf_search_cand *c, bool in_f
 		return (int)s->n++;
 	}
 	struct kf_search_cand *p = &s->v[x->parent];
+	if (x->strategy >= s->n_strategies)
+		x->strategy = -1;
 	x->depth = p->depth + 1;
 	x->fail_depth = x->correct ? 0 : p->fail_depth + 1;
 	x->island = x->island % s->n_islands;
@@ -147,6 +220,35 @@ int kf_search_add(struct kf_search *s, const struct kf_search_cand *c, bool in_f
 		s->v[a].value += x->value;
 		if (!in_flight)
 			s->v[a].visits++;
+	}
+	/* the strategy node above the node's first-level ancestor (mcts with strategies) */
+	{
+		int top = (int)s->n;
+		while (s->v[top].parent > 0)
+			top = s->v[top].parent;
+		int st = top == (int)s->n ? x->strategy : s->v[top].strategy;
+		if (st >= 0 && st < s->n_strategies) {
+			/* a strategy is judged by its working kernels: a failed implementation costs it a
+			 * visit, not a penalty (the kernel node below still takes the -1) */
+			s->svalue[st] += x->correct ? x->value : 0;
+			if (!in_flight)
+				s->svisits[st]++;
+			if (x->parent == 0) {
+				s->schildren[st]++;
+				if (in_flight && s->spending[st] > 0)
+					s->spending[st]--;
+			}
+		}
+	}
+	if (x->parent == 0 && !in_flight) { /* a rebuild learns the seeds made from the records */
+		s->seeds++;
+		s->iseeds[x->island]++;
+	}
+	if (kf_search_significant(x, s->sig_level)) {
+		s->sig_level = x->speedup;
+		s->since_sig = 0;
+	} else {
+		s->since_sig++;
 	}
 	s->n++;
 	s->added++;
@@ -212,58 +314,239 @@ static void pick_evo(struct kf_search *s, uint64_t k, struct kf_rng *rng, struct
 	out->why = "random";
 }
 
+static int widen(int visits)
+{
+	int m = 1 + (int)floor(sqrt((double)visits) / 2);
+	return m > MCTS_MAX_CHILDREN ? MCTS_MAX_CHILDREN : m;
+}
+
 /* How many children a node may have now: correct nodes widen with their visits (progressive widening),
  * a failed node gets one repair while its failure chain is short. */
 static int max_children(const struct kf_search_cand *c)
 {
 	if (!c->correct)
 		return c->fail_depth <= REPAIR_MAX_DEPTH ? 1 : 0;
-	int m = 1 + (int)floor(sqrt((double)c->visits) / 2);
-	return m > MCTS_MAX_CHILDREN ? MCTS_MAX_CHILDREN : m;
+	return widen(c->visits);
 }
 
+/* UCT over the children of v (those in strategy st when st >= 0 and v is the root); -1 when none. */
+static int uct_child(const struct kf_search *s, int v, int st, int parent_visits, struct kf_rng *rng)
+{
+	int best = -1;
+	double best_u = -INFINITY, lnN = log((double)(parent_visits > 0 ? parent_visits : 1) + 1);
+	for (size_t i = 1; i < s->n; i++) {
+		const struct kf_search_cand *ch = &s->v[i];
+		if (ch->parent != v || (st >= 0 && ch->strategy != st))
+			continue;
+		double n = ch->visits > 0 ? ch->visits : 1;
+		double u = ch->value / n + UCT_C * sqrt(lnN / n) + 1e-9 * kf_rng_uniform(rng);
+		if (u > best_u) {
+			best_u = u;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+/* With strategies, the tree has two node kinds: strategy nodes (virtual, one per proposed strategy, the
+ * root's children; expanding one = a fresh implementation of it from the reference) and implementation
+ * nodes (kernels; expanding one = a refinement, or the repair of a failure). A failed implementation
+ * penalises its strategy node but the node keeps widening, so one bad seed does not end a strategy. */
 static void pick_mcts(struct kf_search *s, struct kf_rng *rng, struct kf_search_pick *out)
 {
-	int v = 0;
-	for (int steps = 0; steps < 1000; steps++) {
+	int v = 0, st = -1;
+	if (s->n_strategies > 0) {
+		/* UCT over the strategy nodes, unvisited first in order */
+		double best_u = -INFINITY, lnN = log((double)(s->v[0].visits > 0 ? s->v[0].visits : 1) + 1);
+		for (int i = 0; i < s->n_strategies; i++) {
+			double n = s->svisits[i] > 0 ? s->svisits[i] : 0;
+			double u =
+			    n == 0 ? 1e9 - i
+				   : s->svalue[i] / n + UCT_C * sqrt(lnN / n) + 1e-9 * kf_rng_uniform(rng);
+			if (u > best_u) {
+				best_u = u;
+				st = i;
+			}
+		}
+		if (s->schildren[st] + s->spending[st] < widen(s->svisits[st])) {
+			v = 0; /* expand the strategy node: a new implementation */
+		} else {
+			int c = uct_child(s, 0, st, s->svisits[st], rng);
+			v = c < 0 ? 0 : c;
+		}
+	}
+	for (int steps = 0; v > 0 && steps < 1000; steps++) {
 		struct kf_search_cand *c = &s->v[v];
 		if (c->n_children + c->pending < max_children(c))
 			break;
-		/* UCT over the children; a small seeded jitter breaks ties reproducibly */
-		int best = -1;
-		double best_u = -INFINITY, lnN = log((double)(c->visits > 0 ? c->visits : 1) + 1);
-		for (size_t i = 1; i < s->n; i++) {
-			const struct kf_search_cand *ch = &s->v[i];
-			if (ch->parent != v)
-				continue;
-			double n = ch->visits > 0 ? ch->visits : 1;
-			double u = ch->value / n + UCT_C * sqrt(lnN / n) + 1e-9 * kf_rng_uniform(rng);
-			if (u > best_u) {
-				best_u = u;
-				best = (int)i;
-			}
-		}
-		if (best < 0) { /* a dead leaf (a failure past its repairs): widen the root instead */
+		int best = uct_child(s, v, -1, c->visits, rng);
+		if (best < 0) { /* a dead leaf (a failure past its repairs): widen above instead */
 			v = 0;
 			break;
 		}
 		v = best;
 	}
+	if (s->n_strategies == 0 && v == 0) {
+		/* the plain tree: descend from the root as before */
+		for (int steps = 0; steps < 1000; steps++) {
+			struct kf_search_cand *c = &s->v[v];
+			if (c->n_children + c->pending < max_children(c))
+				break;
+			int best = uct_child(s, v, -1, c->visits, rng);
+			if (best < 0) {
+				v = 0;
+				break;
+			}
+			v = best;
+		}
+	}
 	out->parent = v;
 	out->island = 0;
-	out->why = s->v[v].correct ? "uct" : "repair";
+	out->strategy = v > 0 ? s->v[v].strategy : st;
+	out->why = v == 0 && st >= 0 ? "seed" : s->v[v].correct ? "uct" : "repair";
 	if (!s->v[v].correct)
 		s->v[v].repaired = true;
 	s->v[v].pending++;
+	if (v == 0 && st >= 0)
+		s->spending[st]++;
+	if (st >= 0)
+		s->svisits[st]++; /* virtual visit of the strategy node */
 	for (int a = v; a >= 0; a = s->v[a].parent)
 		s->v[a].visits++; /* virtual visit, the reward follows in kf_search_add */
+}
+
+/* ---- the budget schedule --------------------------------------------------------------------- */
+
+/* A failure worth a repair: its chain is short, its feedback can guide a fix, and it is promising: a seed
+ * (its strategy has no working version yet: a failed implementation must not kill it) or a child of one of
+ * the top kernels. */
+static bool promising(const struct kf_search *s, const struct kf_search_cand *c, const int *top, int n_top)
+{
+	if (!c->failed || c->repaired || c->pending || !c->repairable ||
+	    c->fail_depth > SCHED_REPAIR_MAX_DEPTH)
+		return false;
+	int root = (int)(c - s->v);
+	while (root > 0 && !s->v[root].correct)
+		root = s->v[root].parent; /* the correct kernel this chain of failures started from */
+	if (root <= 0)
+		return true;
+	for (int i = 0; i < n_top; i++)
+		if (top[i] == root)
+			return true;
+	return false;
+}
+
+/* The n best correct kernels (not the reference), best first; ties by index. */
+static int top_kernels(const struct kf_search *s, int *top, int n)
+{
+	int m = 0;
+	for (size_t i = 1; i < s->n; i++) {
+		if (!s->v[i].correct)
+			continue;
+		int j = m;
+		if (m < n)
+			m++;
+		else if (s->v[top[n - 1]].speedup >= s->v[i].speedup)
+			continue;
+		else
+			j = n - 1;
+		top[j] = (int)i;
+		for (; j > 0 && s->v[top[j - 1]].speedup < s->v[top[j]].speedup; j--) {
+			int t = top[j - 1];
+			top[j - 1] = top[j];
+			top[j] = t;
+		}
+	}
+	return m;
+}
+
+static void pick_schedule(struct kf_search *s, uint64_t k, struct kf_rng *rng, struct kf_search_pick *out)
+{
+	int top[SCHED_TOP] = {0, 0, 0};
+	int n_top = top_kernels(s, top, SCHED_TOP);
+	double u = kf_rng_uniform(rng); /* drawn every time so the stream per request is fixed */
+	int64_t n_seeds = (int64_t)floor(SCHED_SEED_SHARE * (double)s->budget + 0.5);
+	if (n_seeds < 2)
+		n_seeds = 2;
+	int64_t upfront = (3 * n_seeds + 3) / 4;
+	(void)k;
+	out->island = 0;
+	/* seeds first (one per strategy in turn), then a reserved seed whenever refinement stalls */
+	if (s->seeds < upfront || (s->seeds < n_seeds && s->since_sig >= kf_search_patience(s) / 2) ||
+	    n_top == 0) {
+		/* nothing correct yet: repair a promising failed seed before trying yet another seed */
+		for (size_t i = s->n; n_top == 0 && s->seeds >= upfront && i-- > 1;)
+			if (promising(s, &s->v[i], top, 0)) {
+				s->v[i].repaired = true;
+				out->parent = (int)i;
+				out->strategy = s->v[i].strategy;
+				out->why = "repair";
+				return;
+			}
+		out->parent = 0;
+		out->strategy = s->n_strategies ? (int)(s->seeds % s->n_strategies) : -1;
+		out->why = "seed";
+		s->seeds++;
+		if (s->since_sig >= kf_search_patience(s) / 2 && s->seeds > upfront)
+			s->since_sig = 0; /* a fresh line of attack gets its own patience */
+		return;
+	}
+	for (size_t i = s->n; i-- > 1;)
+		if (promising(s, &s->v[i], top, n_top)) {
+			s->v[i].repaired = true;
+			out->parent = (int)i;
+			out->strategy = s->v[i].strategy;
+			out->why = "repair";
+			return;
+		}
+	double acc = 0, wsum = 0;
+	for (int i = 0; i < n_top; i++)
+		wsum += sched_top_w[i];
+	out->parent = top[0];
+	for (int i = 0; i < n_top; i++) {
+		acc += sched_top_w[i] / wsum;
+		if (u < acc) {
+			out->parent = top[i];
+			break;
+		}
+	}
+	out->strategy = s->v[out->parent].strategy;
+	out->why = "refine";
+}
+
+void kf_search_pick_void(struct kf_search *s, const struct kf_search_pick *p)
+{
+	struct kf_search_cand *c = kf_search_at(s, (size_t)p->parent);
+	if (!c)
+		return;
+	if (c->pending > 0)
+		c->pending--;
+	if (c->failed)
+		c->repaired = false; /* the repair was not made */
+	if (s->strategy == KF_STRATEGY_MCTS && p->parent == 0 && p->strategy >= 0 &&
+	    p->strategy < s->n_strategies && s->spending[p->strategy] > 0)
+		s->spending[p->strategy]--;
 }
 
 void kf_search_pick(struct kf_search *s, uint64_t k, struct kf_rng *rng, struct kf_search_pick *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (s->strategy == KF_STRATEGY_MCTS)
+	out->strategy = -1;
+	if (s->strategy == KF_STRATEGY_MCTS) {
 		pick_mcts(s, rng, out);
-	else
+	} else if (s->strategy == KF_STRATEGY_SCHEDULE) {
+		pick_schedule(s, k, rng, out);
+	} else {
 		pick_evo(s, k, rng, out);
+		if (out->parent > 0) {
+			out->strategy = s->v[out->parent].strategy;
+		} else if (s->n_strategies) {
+			/* island i's seeds take strategies i, i + islands, ... in turn: islands keep theirs
+			 */
+			int i = out->island;
+			out->strategy = (i + s->n_islands * s->iseeds[i]) % s->n_strategies;
+			s->iseeds[i]++;
+			out->why = "seed";
+		}
+	}
 }

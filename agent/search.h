@@ -1,7 +1,12 @@
 /* The search strategies behind kf_optimize (agent/optimize.c): evo (islands, MAP-Elites cells, an elite
- * archive, explore/exploit/random parent choice, migration) and mcts (UCT over a tree of kernels). Both
- * see the same list of candidates, in recording order, and only choose parents; they never touch the LLM
- * or the knowledge base, so a resume rebuilds them by observing the recorded candidates again. */
+ * archive, explore/exploit/random parent choice, migration), mcts (UCT over a tree whose first level is the
+ * proposed strategies and whose other nodes are kernels) and schedule (a budget schedule: about a fifth of
+ * the calls on diverse seeds, repairs only of promising failures, the rest serial refinement of the top
+ * kernels). All see the same list of candidates, in recording order, and only choose parents (and which
+ * proposed strategy a prompt follows); they never touch the LLM or the knowledge base, so a resume rebuilds
+ * them by observing the recorded candidates again, and bench/bench_search.c can drive them with a
+ * simulated model. The patience rule (stop after this many attempts without a significant improvement)
+ * lives here too, for the same reason. */
 #ifndef KF_AGENT_SEARCH_H
 #define KF_AGENT_SEARCH_H
 
@@ -29,13 +34,18 @@ struct kf_search_cand {
 	int n_children;
 	int pending;   /* expansions in flight */
 	bool repaired; /* a failed node gets one repair expansion */
+	/* set by the caller with the evaluation */
+	double lo;       /* lower bound of the speedup interval (correct ones; 0 unknown) */
+	int strategy;    /* the proposed strategy its lineage follows, -1 none (the pick's strategy) */
+	bool repairable; /* a failure whose feedback can guide a fix (not "unsupported on this backend") */
 };
 
 /* A parent choice. */
 struct kf_search_pick {
 	int parent;
 	int island;
-	const char *why; /* "repair", "exploit", "explore", "random", "uct" */
+	int strategy;    /* the proposed strategy the prompt asks to follow, -1 none */
+	const char *why; /* "seed", "repair", "exploit", "explore", "random", "uct", "refine" */
 };
 
 struct kf_search;
@@ -52,7 +62,34 @@ int kf_search_add(struct kf_search *s, const struct kf_search_cand *c, bool in_f
 /* Chooses the parent of request k with rng (seeded per request by the caller). Marks the pick as
  * pending (mcts virtual visit, evo repair taken). */
 void kf_search_pick(struct kf_search *s, uint64_t k, struct kf_rng *rng, struct kf_search_pick *out);
+/* Releases a pick that produced no candidate (an unusable reply, a failed call): its parent may be chosen
+ * again (mcts: the pending expansion is dropped; the virtual visit stays, as the attempt was made). */
+void kf_search_pick_void(struct kf_search *s, const struct kf_search_pick *p);
 /* The MAP-Elites cell of a kernel: technique-tag set x code-length band. */
 int kf_search_cell(const char *tags, size_t source_len);
+
+/* The strategies proposed for the run (0: none; at most KF_SEARCH_MAX_STRATEGIES): seeds take them in
+ * turn, islands keep theirs, MCTS makes them its first level. Set before the first pick. */
+#define KF_SEARCH_MAX_STRATEGIES 8
+void kf_search_set_strategies(struct kf_search *s, int n);
+int kf_search_strategies(const struct kf_search *s);
+/* The run's call budget (schedule's seed share, patience); 0: 20. */
+void kf_search_set_budget(struct kf_search *s, int64_t calls);
+
+/* Patience: stop after max(8, 30% of the budget) candidates and unusable replies in a row without a
+ * significant improvement. */
+int64_t kf_search_patience(const struct kf_search *s);
+/* True once the patience is used up. */
+bool kf_search_stagnant(const struct kf_search *s);
+/* A reply that gave nothing to evaluate still costs patience. */
+void kf_search_note_unusable(struct kf_search *s);
+/* A fresh window (a resumed run). */
+void kf_search_reset_patience(struct kf_search *s);
+/* Attempts since the last significant improvement. */
+int64_t kf_search_since_improvement(const struct kf_search *s);
+/* The one definition of a significant improvement: c is correct and its speedup interval lies above
+ * level (the point speedup of the last significant best; 1 for the reference). An A/A-calibrated test
+ * replaces its body. */
+bool kf_search_significant(const struct kf_search_cand *c, double level);
 
 #endif

@@ -35,6 +35,7 @@ static void test_strategy_names(void)
 	CHECK(kf_strategy_parse("evo", &s) && s == KF_STRATEGY_EVO);
 	CHECK(kf_strategy_parse("mcts", &s) && s == KF_STRATEGY_MCTS);
 	CHECK(!kf_strategy_parse("annealing", &s));
+	CHECK(kf_strategy_parse("schedule", &s) && s == KF_STRATEGY_SCHEDULE);
 	CHECK(!kf_strategy_parse(NULL, &s));
 	CHECK_STR(kf_strategy_name(KF_STRATEGY_MCTS), "mcts");
 	CHECK_STR(kf_strategy_name(KF_STRATEGY_EVO), "evo");
@@ -185,5 +186,189 @@ static void test_mcts_tree(void)
 	kf_search_free(s);
 }
 
+static struct kf_search_cand mkr(int parent, bool correct, double speedup, int strategy)
+{
+	struct kf_search_cand c = mk(parent, correct, speedup, 0, 0);
+	c.lo = correct ? speedup * 0.95 : 0;
+	c.strategy = strategy;
+	c.repairable = true;
+	return c;
+}
+
+/* The budget schedule: seeds first, one per strategy in turn, then repairs only of promising failures
+ * (a seed's, or a child of a top kernel; at most 3 deep), then refinement of the top kernels. */
+static void test_schedule(void)
+{
+	struct kf_search *s = with_root(KF_STRATEGY_SCHEDULE);
+	struct kf_search_pick p;
+	struct kf_rng rng;
+	kf_search_set_budget(s, 20); /* 4 seeds, 3 of them up front */
+	kf_search_set_strategies(s, 4);
+	for (int i = 0; i < 3; i++) {
+		kf_rng_seed(&rng, (uint64_t)i);
+		kf_search_pick(s, (uint64_t)i, &rng, &p);
+		CHECK_EQ_INT(p.parent, 0);
+		CHECK_STR(p.why, "seed");
+		CHECK_EQ_INT(p.strategy, i);
+		struct kf_search_cand c = mkr(0, i != 1, 1.0 + i, p.strategy); /* seed 1 fails */
+		kf_search_add(s, &c, true);
+	}
+	/* the failed seed is promising (its strategy has no working version yet): repaired first */
+	kf_search_pick(s, 3, &rng, &p);
+	CHECK_EQ_INT(p.parent, 2);
+	CHECK_STR(p.why, "repair");
+	CHECK_EQ_INT(p.strategy, 1);
+	struct kf_search_cand f = mkr(2, false, 0, 1);
+	kf_search_add(s, &f, true);
+	/* a failure under a slow kernel that is not among the top 3 is not repaired */
+	struct kf_search_cand a = mkr(1, true, 1.5, 0), b = mkr(3, true, 3.5, 2), slow = mkr(1, true, 0.5, 0);
+	kf_search_add(s, &a, true);
+	kf_search_add(s, &b, true);
+	kf_search_add(s, &slow, true);
+	struct kf_search_cand bad_child = mkr(7, false, 0, 0); /* child of the 0.5x kernel */
+	int bc = kf_search_add(s, &bad_child, true);
+	int refine_best = 0;
+	for (uint64_t k = 10; k < 60; k++) {
+		kf_rng_seed(&rng, k);
+		kf_search_pick(s, k, &rng, &p);
+		CHECK(p.parent != bc);
+		CHECK(p.parent != 0 || !strcmp(p.why, "seed"));
+		if (!strcmp(p.why, "refine")) {
+			CHECK(p.parent == 6 || p.parent == 3 ||
+			      p.parent == 5); /* the top 3: 3.5x, 3.0x, 1.5x */
+			refine_best += p.parent == 6;
+			CHECK_EQ_INT(p.strategy, kf_search_at(s, (size_t)p.parent)->strategy);
+		}
+		/* (in flight: a repair is not picked twice) */
+	}
+	CHECK(refine_best > 15); /* the best gets most of the refinement */
+	/* a repair chain stops at 3 failures in a row */
+	struct kf_search *r = with_root(KF_STRATEGY_SCHEDULE);
+	kf_search_set_budget(r, 10);
+	struct kf_search_cand top = mkr(0, true, 2.0, -1);
+	kf_search_add(r, &top, true);
+	int last = 1;
+	for (int d = 1; d <= 4; d++) {
+		struct kf_search_cand x = mkr(last, false, 0, -1);
+		last = kf_search_add(r, &x, true);
+		CHECK_EQ_INT(kf_search_at(r, (size_t)last)->fail_depth, d);
+	}
+	bool repaired_deep = false;
+	for (uint64_t k = 0; k < 20; k++) {
+		kf_rng_seed(&rng, k);
+		kf_search_pick(r, k, &rng, &p);
+		repaired_deep |= p.parent == last; /* depth 4 */
+		kf_search_pick_void(r, &p);
+	}
+	CHECK(!repaired_deep);
+	kf_search_free(r);
+	kf_search_free(s);
+}
+
+/* Patience scales with the budget and counts only significant improvements: a win inside the noise does
+ * not reset it. */
+static void test_patience(void)
+{
+	struct kf_search *s = with_root(KF_STRATEGY_EVO);
+	kf_search_set_budget(s, 20);
+	CHECK_EQ_INT(kf_search_patience(s), 8);
+	kf_search_set_budget(s, 100);
+	CHECK_EQ_INT(kf_search_patience(s), 30);
+	kf_search_set_budget(s, 20);
+	struct kf_search_cand win = mk(0, true, 2.0, 0, 0);
+	win.lo = 1.6; /* significant over the reference */
+	kf_search_add(s, &win, true);
+	CHECK_EQ_INT(kf_search_since_improvement(s), 0);
+	for (int i = 0; i < 7; i++) {
+		struct kf_search_cand noisy = mk(1, true, 2.05 + 0.01 * i, 0, 0);
+		noisy.lo = 1.9; /* faster on its point, but not above 2.0: noise */
+		kf_search_add(s, &noisy, true);
+	}
+	kf_search_note_unusable(s);
+	CHECK_EQ_INT(kf_search_since_improvement(s), 8);
+	CHECK(kf_search_stagnant(s));
+	struct kf_search_cand real = mk(1, true, 3.0, 0, 0);
+	real.lo = 2.5;
+	CHECK(kf_search_significant(&real, 2.0));
+	kf_search_add(s, &real, true);
+	CHECK(!kf_search_stagnant(s));
+	kf_search_reset_patience(s);
+	CHECK_EQ_INT(kf_search_since_improvement(s), 0);
+	kf_search_free(s);
+}
+
+/* MCTS with strategies: the first level is the strategies (each expanded by a seed that implements it),
+ * below them the kernels; a failed seed does not stop its strategy from widening. */
+static void test_mcts_strategies(void)
+{
+	struct kf_search *s = with_root(KF_STRATEGY_MCTS);
+	struct kf_search_pick p;
+	struct kf_rng rng;
+	kf_search_set_strategies(s, 3);
+	int seen[3] = {0, 0, 0};
+	for (int i = 0; i < 3; i++) {
+		kf_rng_seed(&rng, (uint64_t)i);
+		kf_search_pick(s, (uint64_t)i, &rng, &p);
+		CHECK_EQ_INT(p.parent, 0);
+		CHECK_STR(p.why, "seed");
+		CHECK(p.strategy >= 0 && p.strategy < 3);
+		seen[p.strategy]++;
+		struct kf_search_cand c = mkr(0, p.strategy != 0, p.strategy == 2 ? 1.3 : 1.1, p.strategy);
+		kf_search_add(s, &c, true);
+	}
+	CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1); /* every strategy tried once first */
+	int under2 = 0, repair0 = 0;
+	for (uint64_t k = 3; k < 40; k++) {
+		kf_rng_seed(&rng, k);
+		kf_search_pick(s, k, &rng, &p);
+		if (p.strategy == 2)
+			under2++;
+		if (p.strategy == 0 && !strcmp(p.why, "repair"))
+			repair0++;
+		struct kf_search_cand c = mkr(p.parent, true, p.strategy == 2 ? 1.35 : 1.0, p.strategy);
+		kf_search_add(s, &c, true);
+	}
+	CHECK(under2 > 12);       /* the better strategy gets the most expansions */
+	CHECK_EQ_INT(repair0, 1); /* the failed seed of strategy 0 got its repair */
+	/* rebuilt from the records, the same statistics */
+	struct kf_search *r = with_root(KF_STRATEGY_MCTS);
+	kf_search_set_strategies(r, 3);
+	for (size_t i = 1; i < kf_search_count(s); i++) {
+		struct kf_search_cand c = *kf_search_at(s, i);
+		kf_search_add(r, &c, false);
+	}
+	for (size_t i = 0; i < kf_search_count(s); i++)
+		CHECK_EQ_INT(kf_search_at(r, i)->visits, kf_search_at(s, i)->visits);
+	kf_search_free(r);
+	kf_search_free(s);
+}
+
+/* evo: island i's seeds take strategies i, i + 2, ...; a refinement keeps its parent's. */
+static void test_evo_strategies(void)
+{
+	struct kf_search *s = with_root(KF_STRATEGY_EVO);
+	struct kf_search_pick p;
+	struct kf_rng rng;
+	kf_search_set_strategies(s, 4);
+	kf_rng_seed(&rng, 1);
+	kf_search_pick(s, 0, &rng, &p);
+	CHECK(p.parent == 0 && p.island == 0 && p.strategy == 0);
+	kf_search_pick(s, 1, &rng, &p);
+	CHECK(p.parent == 0 && p.island == 1 && p.strategy == 1);
+	kf_search_pick(s, 2, &rng, &p);
+	CHECK(p.parent == 0 && p.island == 0 && p.strategy == 2);
+	struct kf_search_cand c = mkr(0, true, 2.0, 2);
+	c.island = 0;
+	kf_search_add(s, &c, true);
+	for (uint64_t k = 4; k < 40; k += 2) {
+		kf_rng_seed(&rng, k);
+		kf_search_pick(s, k, &rng, &p);
+		if (p.parent == 1)
+			CHECK_EQ_INT(p.strategy, 2);
+	}
+	kf_search_free(s);
+}
+
 KF_TEST_MAIN(TEST(test_strategy_names), TEST(test_cells), TEST(test_evo_repair_then_exploit),
-	     TEST(test_evo_migration), TEST(test_evo_reproducible), TEST(test_mcts_tree))
+	     TEST(test_evo_migration), TEST(test_evo_reproducible), TEST(test_mcts_tree), TEST(test_schedule),
+	     TEST(test_patience), TEST(test_mcts_strategies), TEST(test_evo_strategies))
