@@ -298,22 +298,70 @@ struct kf_prompt_feedback {
 	int edits_total;
 };
 
+/* One earlier attempt of the parent's lineage (the run's memory): what the model said it changed, and
+ * what became of it. Borrowed strings. */
+struct kf_prompt_attempt {
+	int64_t id;            /* candidate id; 0: the reply never became a candidate */
+	int64_t parent_id;     /* the kernel it was made from (0: the reference) */
+	const char *rationale; /* the model's one line, or NULL */
+	const char *verdict;   /* "pass", "wrong_output", ..., "unusable" */
+	double speedup;        /* correct ones; 0 otherwise */
+	const char *note;      /* one line: why it failed, what did not apply; may be NULL */
+};
+
+/* A lesson of an earlier run (kf_kb_lessons_for). Borrowed strings. */
+struct kf_prompt_lesson {
+	const char *task_name; /* NULL: the same task */
+	const char *verdict, *tried, *outcome;
+};
+
+/* The reference at the first timing shape, and the speed of light there (both optional). */
+struct kf_prompt_baseline {
+	const char *shape; /* "N=16777216" */
+	double ref_ns;     /* measured median of the reference; 0: not measured */
+	const char *clock; /* "gpu" or "cpu": what ref_ns was measured with */
+	double floor_ns;   /* roofline floor on the target (its peaks); 0: unknown */
+	const char *bound; /* "memory" or "compute" */
+	const char *peaks; /* the peaks' source, "NVIDIA H100 SXM (table)" */
+};
+
 struct kf_prompt_input {
 	const struct kf_task *task;          /* required */
 	const char *reference_source;        /* the reference kernel file text (required) */
 	const struct kf_device_info *device; /* target; NULL: use arch */
 	const char *arch;                    /* "sm_90" when no device; NULL: "sm_90" */
+	const char *clock;                   /* "gpu" or "cpu": how this run times kernels; NULL: "gpu" */
 	size_t n_examples;
 	const struct kf_prompt_example *examples;
-	const char *parent_source;                 /* NULL: first attempt */
+	const struct kf_prompt_baseline *baseline; /* NULL: no "where the time goes" section */
+	const char *strategy;                      /* "NAME: what and why" the prompt follows, or NULL */
+	size_t n_history;                          /* the lineage's earlier attempts, oldest first */
+	const struct kf_prompt_attempt *history;
+	size_t n_best; /* the run's best kernels besides the parent (the first with its source) */
+	const struct kf_prompt_example *best;
+	const struct kf_prompt_example *inspiration; /* one kernel of another approach, or NULL */
+	size_t n_lessons;
+	const struct kf_prompt_lesson *lessons;
+	const char *variant;       /* a line that tells this prompt from one in flight, or NULL */
+	const char *parent_source; /* NULL: first attempt */
 	const struct kf_prompt_feedback *feedback; /* about the parent; may be NULL */
 	enum kf_edit_mode mode;                    /* DIFF needs a parent, else FULL is used */
 };
 
 /* Renders the system and user messages from the templates (embedded agent/prompts/NAME.txt; a directory
- * $KFORGE_PROMPTS overrides single files). Hidden shapes never appear. Appends to system and user. */
+ * $KFORGE_PROMPTS overrides single files). Hidden shapes never appear. Appends to system and user;
+ * *user_static (may be NULL) gets the length of the user message's prefix that is the same in every
+ * request of a run (task, target facts, playbook, reference: the part a prompt cache can keep). */
 enum kf_status kf_prompt_build(const struct kf_prompt_input *in, struct kf_buf *system, struct kf_buf *user,
-			       struct kf_err *err);
+			       size_t *user_static, struct kf_err *err);
+
+/* The strategy call's messages: the same system and static task text, then the request for k distinct
+ * strategies (agent/prompts/strategies.txt). */
+enum kf_status kf_prompt_build_strategies(const struct kf_prompt_input *in, int k, struct kf_buf *system,
+					  struct kf_buf *user, size_t *user_static, struct kf_err *err);
+
+/* The playbook template for a task category ("gemm_fused" -> "playbook_gemm.txt"). */
+const char *kf_prompt_playbook(const char *category);
 
 /* The template renderer, exposed for tests: {{name}} is replaced by the value (verbatim, never
  * re-expanded), {{#name}}...{{/name}} is kept when the value is non-empty, {{^name}}...{{/name}} when it
@@ -350,6 +398,20 @@ struct kf_parse_result {
 enum kf_status kf_parse_reply(const char *reply, size_t len, const char *finish_reason, const char *parent,
 			      struct kf_parse_result *out, struct kf_err *err);
 void kf_parse_result_release(struct kf_parse_result *r);
+
+/* The model's one-line rationale: a "Change:" (or "Rationale:", "Idea:") line outside code blocks, else
+ * the first sentence of prose before the code; "" when there is none. Bounded by n, control bytes
+ * dropped. */
+void kf_parse_rationale(const char *reply, size_t len, char *out, size_t n);
+
+/* A proposed strategy: "NAME: what and why" (one line, bounded). */
+struct kf_parse_strategy {
+	char name[64];
+	char text[320];
+};
+/* The numbered "1. NAME: text" lines of a strategy reply, up to max, duplicates (by name) dropped;
+ * returns how many were found. */
+int kf_parse_strategies(const char *reply, size_t len, struct kf_parse_strategy *out, int max);
 
 /* Applies SEARCH/REPLACE blocks found in text to parent; counts in out, new source in out->source
  * (a copy of parent when nothing applied). Exposed for tests and for the search's own use. */

@@ -21,24 +21,37 @@
 #include "agent/search.h"
 #include "expr.h"
 #include "kb/kb.h"
+#include "hash.h"
 #include "kfile.h"
+#include "profiler/profiler.h"
 #include "profiler/timing.h"
 #include "reports/run_report.h"
 #include "task.h"
 
 volatile int kf_optimize_stop;
 
-/* Early stop: this many evaluated candidates in a row without a new best end the search ("done"). */
-#define NO_IMPROVE_STOP 8
 #define DEFAULT_BUDGET_CALLS 20
 #define EVO_ISLANDS 2
-/* Knowledge-base examples shown in each prompt. */
+/* Knowledge-base examples and lessons shown in each prompt. */
 #define N_EXAMPLES 2
+#define N_LESSONS 4
 #define MAX_SOURCE (1u << 20)
+/* The strategy call: this many strategies are asked for when the budget has at least STRATEGY_MIN_BUDGET
+ * calls (a smaller one is better spent on kernels). */
+#define N_STRATEGIES 4
+#define STRATEGY_MIN_BUDGET 8
+/* Loud, early failure: this many failed calls (after their retries) or refusals in a row stop the run. */
+#define FAILED_CALLS_STOP 3
+#define REFUSALS_STOP 3
+/* After this many replies whose edits did not apply against one parent, ask for whole files. */
+#define EDIT_FAILURES_FULL 2
+/* The run's memory in a prompt: earlier attempts of the lineage, the run's best kernels. */
+#define HISTORY_N 6
+#define RUN_BEST_N 2
 
 const char *kf_strategy_name(enum kf_strategy s)
 {
-	return s == KF_STRATEGY_MCTS ? "mcts" : "evo";
+	return s == KF_STRATEGY_MCTS ? "mcts" : s == KF_STRATEGY_SCHEDULE ? "schedule" : "evo";
 }
 
 bool kf_strategy_parse(const char *s, enum kf_strategy *out)
@@ -49,6 +62,8 @@ bool kf_strategy_parse(const char *s, enum kf_strategy *out)
 		*out = KF_STRATEGY_EVO;
 	else if (!strcmp(s, "mcts"))
 		*out = KF_STRATEGY_MCTS;
+	else if (!strcmp(s, "schedule"))
+		*out = KF_STRATEGY_SCHEDULE;
 	else
 		return false;
 	return true;
@@ -70,6 +85,11 @@ struct cand {
 	double lo, hi;
 	bool force_full; /* the last diff against it did not apply: ask for whole files */
 	int edits_unmatched, edits_total;
+	int edit_failures; /* replies to it whose edits did not all apply */
+	char *change;      /* the model's one-line rationale */
+	char tags[256];    /* technique tags */
+	int cell;          /* MAP-Elites cell (diversity) */
+	int strategy;      /* the proposed strategy of its lineage, -1 none */
 };
 
 struct req {
@@ -77,8 +97,40 @@ struct req {
 	int island;
 	enum kf_edit_mode mode;
 	const char *why;
+	bool strategies; /* the strategy call */
+	struct kf_search_pick pick;
+	uint64_t hash;             /* of the prompt: no two identical prompts in flight */
 	struct kf_llm_result *res; /* arrived, not yet handled */
 };
+
+/* One attempt of the run (a candidate, or a reply that gave nothing to evaluate): the lineage's memory. */
+struct attempt {
+	int parent; /* candidate index */
+	int cand;   /* candidate index, -1: unusable reply */
+	char rationale[200];
+	char verdict[32];
+	double speedup;
+	char note[240];
+};
+
+/* Counts per kind (failed calls by failure, unusable replies by reason). */
+struct kinds {
+	size_t n;
+	struct kf_optimize_count v[KF_OPTIMIZE_MAX_KINDS];
+};
+
+static void kinds_add(struct kinds *k, const char *kind)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->v[i].kind, kind)) {
+			k->v[i].n++;
+			return;
+		}
+	if (k->n < KF_OPTIMIZE_MAX_KINDS) {
+		snprintf(k->v[k->n].kind, sizeof(k->v[0].kind), "%s", kind);
+		k->v[k->n++].n = 1;
+	}
+}
 
 struct eval_job {
 	/* in */
@@ -119,16 +171,33 @@ struct opt {
 	uint64_t k0;                 /* requests recorded before this session (resume) */
 	uint64_t submitted, handled; /* request numbers, k0-based */
 	int best;                    /* index of the best correct candidate (0: the reference) */
-	int no_improve;
 	bool stop_submit;
 	const char *stop_why; /* "budget", "done" */
+	char stop_reason[512];
 	double t0_ms;
 	double spend_usd;
-	int64_t tokens_in, tokens_out, calls;
-	char arch[16], dtype[16], toolchain[64];
+	int64_t tokens_in, tokens_out, tokens_cached, tokens_reasoning, calls;
+	char arch[16], dtype[16], toolchain[64], clock[8];
 	int64_t by_verdict[KF_VERDICT_COUNT + 1];
 	int64_t n_candidates, n_verified;
 	char event[256];
+	const char *warning; /* shown once with the next progress event */
+	char warning_buf[256];
+	struct kf_llm_settings llm_set;
+	/* the strategy call */
+	bool want_strategies, strategies_pending;
+	int n_strat;
+	struct kf_parse_strategy strat[KF_SEARCH_MAX_STRATEGIES];
+	/* what went wrong with the calls */
+	int64_t calls_failed, replies_unusable;
+	struct kinds failures, unusable;
+	int failed_in_row, refusals_in_row;
+	enum kf_status fatal; /* a fatal API error stopped the run (KF_ERR_UNAVAILABLE) */
+	/* the run's memory */
+	struct attempt *att;
+	size_t n_att, cap_att;
+	struct kf_prompt_baseline baseline;
+	char baseline_shape[256], baseline_peaks[64];
 };
 
 static char *dup_bounded(const char *s, size_t max)
@@ -142,6 +211,7 @@ static char *dup_bounded(const char *s, size_t max)
 static void cand_release(struct cand *c)
 {
 	free(c->source);
+	free(c->change);
 	free(c->reason);
 	free(c->compile_log);
 	free(c->check);
@@ -161,6 +231,7 @@ static struct cand *cand_push(struct opt *z)
 	struct cand *c = &z->cands[z->n_cands++];
 	memset(c, 0, sizeof(*c));
 	c->max_error = -1;
+	c->strategy = -1;
 	return c;
 }
 
@@ -204,7 +275,27 @@ static void progress(struct opt *z)
 	p.spend_usd = z->spend_usd;
 	p.elapsed_s = elapsed_s(z);
 	p.event = z->event;
+	p.calls_failed = z->calls_failed;
+	p.replies_unusable = z->replies_unusable;
+	p.warning = z->warning;
+	z->warning = NULL;
 	z->o->progress(z->o->progress_ctx, &p);
+}
+
+static struct attempt *attempt_push(struct opt *z)
+{
+	if (z->n_att == z->cap_att) {
+		size_t cap = z->cap_att ? z->cap_att * 2 : 64;
+		struct attempt *v = realloc(z->att, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		z->att = v;
+		z->cap_att = cap;
+	}
+	struct attempt *a = &z->att[z->n_att++];
+	memset(a, 0, sizeof(*a));
+	a->cand = -1;
+	return a;
 }
 
 /* The evaluation thread forks sandbox workers, and a forked child of a threaded process may only use the
@@ -433,6 +524,9 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 	kc.edit_kind = edit_kind;
 	kc.source = c->source;
 	kc.tags = tags;
+	kc.change = c->change;
+	kc.strategy_no = c->strategy >= 0 ? c->strategy + 1 : 0;
+	snprintf(c->tags, sizeof(c->tags), "%s", tags);
 	struct kf_kb_eval ke = {0};
 	ke.backend = kf_backend_name(z->o->backend);
 	ke.arch = z->arch;
@@ -473,6 +567,206 @@ out:
 
 /* ---- requests ------------------------------------------------------------------------------------ */
 
+static uint64_t text_hash(const char *a, const char *b)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = a; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h ^= 0xff;
+	for (const char *p = b; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static bool hash_in_flight(struct opt *z, uint64_t h)
+{
+	for (uint64_t k = z->handled; k < z->submitted; k++) {
+		struct req *q = req_at(z, k);
+		if (q && q->hash == h)
+			return true;
+	}
+	return false;
+}
+
+/* The earlier attempts of the parent's lineage, oldest first: those made from the parent or one of its
+ * ancestors, and the ancestors themselves. */
+static size_t lineage_history(struct opt *z, int parent, struct kf_prompt_attempt *out, size_t max,
+			      char (*verdicts)[64])
+{
+	bool anc[4096] = {false};
+	size_t n = 0;
+	for (int a = parent; a >= 0 && a < (int)KF_ARRAY_SIZE(anc);
+	     a = kf_search_at(z->search, (size_t)a)->parent)
+		anc[a] = true;
+	/* newest first into a ring, then reversed */
+	struct attempt *pick[HISTORY_N * 2];
+	size_t m = 0;
+	for (size_t i = z->n_att; i-- > 0 && m < max && m < KF_ARRAY_SIZE(pick);) {
+		const struct attempt *a = &z->att[i];
+		/* made from a kernel of the lineage (not the reference: the other seeds are other lineages),
+		 * or a kernel of the lineage itself */
+		bool on = (a->parent > 0 && a->parent < (int)KF_ARRAY_SIZE(anc) && anc[a->parent]) ||
+			  (a->cand > 0 && a->cand < (int)KF_ARRAY_SIZE(anc) && anc[a->cand]);
+		if (on)
+			pick[m++] = &z->att[i];
+	}
+	for (size_t i = m; i-- > 0;) {
+		const struct attempt *a = pick[i];
+		struct kf_prompt_attempt *o = &out[n];
+		o->id = a->cand > 0 ? z->cands[a->cand].id : 0;
+		o->parent_id = a->parent > 0 ? z->cands[a->parent].id : 0;
+		o->rationale = a->rationale[0] ? a->rationale : NULL;
+		snprintf(verdicts[n], sizeof(verdicts[0]), "%s", a->verdict);
+		o->verdict = verdicts[n];
+		o->speedup = a->speedup;
+		o->note = a->note[0] ? a->note : NULL;
+		n++;
+	}
+	return n;
+}
+
+/* The run's best correct kernels other than the parent, best first, and one of another approach (another
+ * strategy or MAP-Elites cell than the parent's) as inspiration. */
+static size_t run_best(struct opt *z, int parent, struct kf_prompt_example *best, size_t max, int *insp)
+{
+	int order[RUN_BEST_N];
+	size_t n = 0,
+	       total = kf_search_count(z->search) < z->n_cands ? kf_search_count(z->search) : z->n_cands;
+	if (max > RUN_BEST_N)
+		max = RUN_BEST_N;
+	*insp = -1;
+	/* the best max correct kernels, best first (insertion into a short sorted list) */
+	for (size_t i = 1; i < total; i++) {
+		const struct kf_search_cand *c = kf_search_at(z->search, i);
+		if (!c->correct || (int)i == parent || c->speedup <= 0 ||
+		    !strcmp(z->cands[i].source, z->cands[parent].source))
+			continue;
+		size_t j = n;
+		while (j > 0 && kf_search_at(z->search, (size_t)order[j - 1])->speedup < c->speedup) {
+			if (j < max)
+				order[j] = order[j - 1];
+			j--;
+		}
+		if (j < max) {
+			order[j] = (int)i;
+			if (n < max)
+				n++;
+		}
+	}
+	/* inspiration: the best correct kernel of another strategy or behaviour cell than the parent's */
+	const struct cand *pc = &z->cands[parent];
+	double best_insp = 0;
+	for (size_t i = 1; i < total; i++) {
+		const struct kf_search_cand *c = kf_search_at(z->search, i);
+		bool shown = false;
+		for (size_t j = 0; j < n; j++)
+			shown |= order[j] == (int)i;
+		if (!c->correct || (int)i == parent || shown ||
+		    !strcmp(z->cands[i].source, z->cands[parent].source))
+			continue;
+		bool other = z->cands[i].strategy != pc->strategy || z->cands[i].cell != pc->cell;
+		if (other && c->speedup > best_insp) {
+			best_insp = c->speedup;
+			*insp = (int)i;
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct cand *c = &z->cands[order[j]];
+		best[j] = (struct kf_prompt_example){
+		    NULL, c->source, kf_search_at(z->search, (size_t)order[j])->speedup, c->tags, c->change};
+	}
+	return n;
+}
+
+struct lesson_buf {
+	size_t n;
+	struct kf_prompt_lesson v[N_LESSONS];
+	char text[N_LESSONS][4][320];
+};
+
+static int lesson_take(void *ctx, const struct kf_kb_lesson *l)
+{
+	struct lesson_buf *b = ctx;
+	if (b->n >= N_LESSONS)
+		return 1;
+	char(*t)[320] = b->text[b->n];
+	snprintf(t[0], sizeof(t[0]), "%s", l->task_name);
+	snprintf(t[1], sizeof(t[1]), "%s", l->verdict);
+	snprintf(t[2], sizeof(t[2]), "%s", l->tried);
+	snprintf(t[3], sizeof(t[3]), "%s", l->outcome);
+	b->v[b->n] = (struct kf_prompt_lesson){l->same_task ? NULL : t[0], t[1], t[2], t[3]};
+	b->n++;
+	return 0;
+}
+
+static void prompt_common(struct opt *z, struct kf_prompt_input *in)
+{
+	in->task = z->task;
+	in->reference_source = z->ref_source;
+	in->device = z->o->backend == KF_BACKEND_CUDA ? z->o->device : NULL;
+	in->arch = z->o->backend == KF_BACKEND_CUDA && z->o->device ? z->o->device->arch : "sm_90";
+	in->clock = z->clock;
+	in->baseline = z->baseline.ref_ns > 0 || z->baseline.floor_ns > 0 ? &z->baseline : NULL;
+}
+
+/* Submits the request, unless an identical prompt is in flight: then it says which attempt it is and asks
+ * for a different direction, so two concurrent requests never spend money on the same question. */
+static enum kf_status submit_prompt(struct opt *z, struct req *rq, uint64_t k, struct kf_prompt_input *in,
+				    struct kf_err *err)
+{
+	struct kf_buf sys = KF_BUF_INIT(1u << 20), user = KF_BUF_INIT(4u << 20);
+	char variant[200];
+	size_t user_static = 0;
+	enum kf_status st = KF_OK;
+
+	for (int v = 0; v < 64; v++) {
+		kf_buf_reset(&sys);
+		kf_buf_reset(&user);
+		if (v) {
+			snprintf(variant, sizeof(variant),
+				 "(Attempt %d of several made at once from this kernel: take a different "
+				 "direction from "
+				 "the others.)",
+				 v + 1);
+			in->variant = variant;
+		}
+		st = rq->strategies
+			 ? kf_prompt_build_strategies(in, N_STRATEGIES, &sys, &user, &user_static, err)
+			 : kf_prompt_build(in, &sys, &user, &user_static, err);
+		if (st)
+			break;
+		rq->hash = text_hash(sys.data, user.data);
+		if (!hash_in_flight(z, rq->hash))
+			break;
+	}
+	if (!st) {
+		struct kf_llm_message m = {"user", user.data, user_static};
+		struct kf_llm_request r = {sys.data, 1, &m, 0};
+		st = kf_llm_submit(z->llm, &r, k, err);
+	}
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	return st;
+}
+
+static enum kf_status submit_strategies(struct opt *z, struct req *rq, uint64_t k, struct kf_err *err)
+{
+	struct kf_prompt_input in = {0};
+	rq->parent = 0;
+	rq->island = 0;
+	rq->why = "strategies";
+	rq->strategies = true;
+	rq->pick.parent = 0;
+	rq->pick.strategy = -1;
+	prompt_common(z, &in);
+	enum kf_status st = submit_prompt(z, rq, k, &in, err);
+	if (!st) {
+		z->strategies_pending = true;
+		z->submitted++;
+	}
+	return st;
+}
+
 static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 {
 	uint64_t k = z->submitted;
@@ -483,6 +777,9 @@ static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 
 	if (!rq)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	memset(rq, 0, sizeof(*rq));
+	if (z->want_strategies && !z->n_strat && k == z->k0)
+		return submit_strategies(z, rq, k, err);
 	/* one generator per request number, derived from the run's seed: the same seed gives the same
 	 * choices, and a resume continues at the first request number not yet recorded */
 	kf_rng_seed(&rng, z->seed ^ kf_mix64(k + 1));
@@ -491,13 +788,21 @@ static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 	rq->parent = pick.parent;
 	rq->island = pick.island;
 	rq->why = pick.why;
+	rq->pick = pick;
 	rq->res = NULL;
 	rq->mode = pick.parent > 0 && !p->force_full ? KF_EDIT_DIFF : KF_EDIT_FULL;
 
+	/* knowledge-base examples: correct and significantly faster, this run's clock class and arch family,
+	 * none of this run's own, never the parent */
 	struct kf_kb_example *ex = NULL;
 	size_t n_ex = 0;
 	struct kf_err xerr = KF_ERR_INIT;
-	if (kf_kb_examples_for(z->kb, z->task->name, z->arch, N_EXAMPLES, &ex, &n_ex, &xerr))
+	char parent_hash[KF_SHA256_HEX];
+	kf_sha256_hex(p->source, strlen(p->source), parent_hash);
+	struct kf_kb_example_query q = {
+	    z->task->name, z->arch, true, z->clock, true, z->run_id, pick.parent > 0 ? parent_hash : NULL,
+	    N_EXAMPLES};
+	if (kf_kb_examples_query(z->kb, &q, &ex, &n_ex, &xerr))
 		n_ex = 0;
 	struct kf_prompt_example pex[N_EXAMPLES];
 	size_t n_pex = 0;
@@ -508,6 +813,10 @@ static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 		    (struct kf_prompt_example){ex[i].same_task ? NULL : ex[i].task_name, ex[i].source,
 					       ex[i].speedup, ex[i].tags, ex[i].change};
 	}
+	struct lesson_buf *lb = calloc(1, sizeof(*lb));
+	if (lb)
+		kf_kb_lessons_for(z->kb, z->task->name, z->arch, z->clock, z->run_id, N_LESSONS, lesson_take,
+				  lb, &xerr);
 	struct kf_prompt_feedback fb = {0};
 	struct kf_search_cand *ps = kf_search_at(z->search, (size_t)pick.parent);
 	fb.max_error = -1;
@@ -522,26 +831,39 @@ static enum kf_status submit_one(struct opt *z, struct kf_err *err)
 		fb.edits_unmatched = p->edits_unmatched;
 		fb.edits_total = p->edits_total;
 	}
+	struct kf_prompt_attempt hist[HISTORY_N];
+	char hverdicts[HISTORY_N][64];
+	struct kf_prompt_example best[RUN_BEST_N], insp;
+	int insp_i = -1;
+	char strat[400];
 	struct kf_prompt_input in = {0};
-	in.task = z->task;
-	in.reference_source = z->ref_source;
-	in.device = z->o->backend == KF_BACKEND_CUDA ? z->o->device : NULL;
-	in.arch = z->o->backend == KF_BACKEND_CUDA && z->o->device ? z->o->device->arch : "sm_90";
+	prompt_common(z, &in);
 	in.n_examples = n_pex;
 	in.examples = pex;
+	in.n_history =
+	    pick.parent > 0 || z->n_att ? lineage_history(z, pick.parent, hist, HISTORY_N, hverdicts) : 0;
+	in.history = hist;
+	in.n_best = run_best(z, pick.parent, best, RUN_BEST_N, &insp_i);
+	in.best = best;
+	if (insp_i > 0) {
+		const struct cand *c = &z->cands[insp_i];
+		insp = (struct kf_prompt_example){
+		    NULL, c->source, kf_search_at(z->search, (size_t)insp_i)->speedup, c->tags, c->change};
+		in.inspiration = &insp;
+	}
+	if (pick.strategy >= 0 && pick.strategy < z->n_strat) {
+		snprintf(strat, sizeof(strat), "%s: %s", z->strat[pick.strategy].name,
+			 z->strat[pick.strategy].text);
+		in.strategy = strat;
+	}
+	in.n_lessons = lb ? lb->n : 0;
+	in.lessons = lb ? lb->v : NULL;
 	in.parent_source = pick.parent > 0 ? p->source : NULL;
 	in.feedback = pick.parent > 0 ? &fb : NULL;
 	in.mode = rq->mode;
-	struct kf_buf sys = KF_BUF_INIT(1u << 20), user = KF_BUF_INIT(4u << 20);
-	st = kf_prompt_build(&in, &sys, &user, err);
+	st = submit_prompt(z, rq, k, &in, err);
 	kf_kb_examples_free(ex, n_ex);
-	if (!st) {
-		struct kf_llm_message m = {"user", user.data, 0};
-		struct kf_llm_request r = {sys.data, 1, &m, 0};
-		st = kf_llm_submit(z->llm, &r, k, err);
-	}
-	kf_buf_release(&sys);
-	kf_buf_release(&user);
+	free(lb);
 	if (!st)
 		z->submitted++;
 	return st;
@@ -551,12 +873,127 @@ static bool budget_left(struct opt *z)
 {
 	const struct kf_optimize_opts *o = z->o;
 	int64_t calls = o->budget_calls > 0 ? o->budget_calls : DEFAULT_BUDGET_CALLS;
-	if ((int64_t)z->submitted >= calls || (o->budget_usd > 0 && z->spend_usd >= o->budget_usd) ||
-	    (o->time_limit_s > 0 && elapsed_s(z) >= o->time_limit_s)) {
-		z->stop_why = "budget";
-		return false;
+	if ((int64_t)z->submitted >= calls) {
+		snprintf(z->stop_reason, sizeof(z->stop_reason), "the budget of %lld calls was used",
+			 (long long)calls);
+	} else if (o->budget_usd > 0 && z->spend_usd >= o->budget_usd) {
+		snprintf(z->stop_reason, sizeof(z->stop_reason), "the budget of $%.4f was spent ($%.4f)",
+			 o->budget_usd, z->spend_usd);
+	} else if (o->time_limit_s > 0 && elapsed_s(z) >= o->time_limit_s) {
+		snprintf(z->stop_reason, sizeof(z->stop_reason), "the time limit of %.0f s was reached",
+			 o->time_limit_s);
+	} else {
+		return true;
 	}
-	return true;
+	z->stop_why = "budget";
+	return false;
+}
+
+/* A fatal API error, or too many failures in a row: the run stops at once with the API's message. */
+static void stop_fatal(struct opt *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void stop_fatal(struct opt *z, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(z->stop_reason, sizeof(z->stop_reason), fmt, ap);
+	va_end(ap);
+	z->fatal = KF_ERR_UNAVAILABLE;
+	z->stop_submit = true;
+	z->stop_why = "failed";
+}
+
+/* Why a reply gave nothing to evaluate, as a kind for the counts. */
+static const char *unusable_kind(const struct kf_parse_result *pr, const char *finish_reason)
+{
+	if (pr->edits_total > 0 && pr->edits_unmatched > 0)
+		return "edits_not_applied";
+	if (finish_reason && !strcmp(finish_reason, "length"))
+		return "cut_off";
+	if (pr->source_len > MAX_SOURCE)
+		return "too_large";
+	return "no_kernel";
+}
+
+/* A reply that became no candidate: counted, recorded with its reason, fed back to its parent. */
+static enum kf_status reply_unusable(struct opt *z, struct req *rq, struct kf_kb_llm_call *call,
+				     const char *kind, const char *reason, const char *rationale,
+				     struct kf_err *err)
+{
+	z->replies_unusable++;
+	z->by_verdict[KF_VERDICT_COUNT]++;
+	kinds_add(&z->unusable, kind);
+	kf_search_note_unusable(z->search);
+	kf_search_pick_void(z->search, &rq->pick);
+	struct attempt *a = attempt_push(z);
+	if (a) {
+		a->parent = rq->parent;
+		snprintf(a->rationale, sizeof(a->rationale), "%s", rationale ? rationale : "");
+		snprintf(a->verdict, sizeof(a->verdict), "unusable");
+		snprintf(a->note, sizeof(a->note), "%s", reason);
+	}
+	snprintf(z->event, sizeof(z->event), "reply %llu: unusable (%s): %.180s",
+		 (unsigned long long)z->handled, kind, reason);
+	char recorded[400];
+	snprintf(recorded, sizeof(recorded), "%s: %s", kind,
+		 reason); /* the kind first: reports count by it */
+	call->outcome = "unusable";
+	call->reason = recorded;
+	return kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
+}
+
+/* One short lesson of an evaluated attempt worth remembering: a failure and its reason, or a correct
+ * kernel that was not faster than its parent. */
+static void record_lesson(struct opt *z, const struct cand *c, const struct kf_search_cand *sc, int parent)
+{
+	const struct kf_search_cand *ps = kf_search_at(z->search, (size_t)parent);
+	char outcome[300];
+	if (sc->correct && !(ps && sc->speedup < ps->speedup * 0.98))
+		return;
+	if (sc->correct)
+		snprintf(outcome, sizeof(outcome),
+			 "correct but slower than its parent (%.2fx against %.2fx, %s clock)", sc->speedup,
+			 ps->speedup, z->clock);
+	else
+		snprintf(outcome, sizeof(outcome), "%.280s", c->reason ? c->reason : c->verdict);
+	struct kf_kb_lesson l = {0};
+	l.task_id = z->task_id;
+	l.run_id = z->run_id;
+	l.candidate_id = c->id;
+	l.arch = z->arch;
+	l.clock = z->clock;
+	l.verdict = c->verdict;
+	l.tried = c->change && c->change[0] ? c->change : c->tags;
+	l.outcome = outcome;
+	struct kf_err e2 = KF_ERR_INIT;
+	kf_kb_record_lesson(z->kb, &l, NULL, &e2); /* a lesson lost is no reason to stop a run */
+}
+
+static enum kf_status handle_strategies(struct opt *z, struct req *rq, struct kf_kb_llm_call *call,
+					struct kf_err *err)
+{
+	struct kf_llm_result *r = rq->res;
+	z->strategies_pending = false;
+	call->purpose = "strategies";
+	z->n_strat = kf_parse_strategies(r->text, r->text_len, z->strat, N_STRATEGIES);
+	if (z->n_strat < 2) {
+		char reason[160];
+		snprintf(reason, sizeof(reason),
+			 "no_strategies: asked for %d strategies, found %d numbered 'NAME: text' lines",
+			 N_STRATEGIES, z->n_strat);
+		z->n_strat = 0;
+		z->replies_unusable++;
+		kinds_add(&z->unusable, "no_strategies");
+		snprintf(z->event, sizeof(z->event), "strategy call: unusable (%s); seeds choose freely",
+			 reason);
+		call->outcome = "unusable";
+		call->reason = reason;
+		return kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
+	}
+	kf_search_set_strategies(z->search, z->n_strat);
+	snprintf(z->event, sizeof(z->event), "strategy call: %d strategies (%s, %s%s)", z->n_strat,
+		 z->strat[0].name, z->strat[1].name, z->n_strat > 2 ? ", ..." : "");
+	call->outcome = "strategies";
+	return kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
 }
 
 /* Handles request k's reply: record the call, parse, evaluate (in a thread, polling the LLM meanwhile),
@@ -567,6 +1004,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	struct kf_kb_llm_call call = {0};
 	struct cand *parent = &z->cands[rq->parent];
 	enum kf_status st = KF_OK;
+	char rationale[200] = "";
 
 	call.run_id = z->run_id;
 	call.seq = -1;
@@ -577,14 +1015,22 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	call.finish_reason = r->finish_reason;
 	call.tokens_in = r->tokens_in;
 	call.tokens_out = r->tokens_out;
+	call.tokens_cached = r->tokens_cached;
+	call.tokens_cache_write = r->tokens_cache_write;
+	call.tokens_reasoning = r->tokens_reasoning;
+	call.endpoint = r->endpoint;
 	call.cost_usd = r->cost_usd;
 	call.latency_ms = r->latency_ms;
 	call.error = r->status ? r->error : NULL;
+	call.failure = r->status ? r->failure : "";
 	call.request_id = r->request_id;
+	call.purpose = rq->strategies ? "strategies" : "candidate";
 	z->calls++;
 	z->spend_usd += r->cost_usd;
 	z->tokens_in += r->tokens_in;
 	z->tokens_out += r->tokens_out;
+	z->tokens_cached += r->tokens_cached;
+	z->tokens_reasoning += r->tokens_reasoning;
 
 	if (r->status) {
 		if (r->exhausted) {
@@ -592,29 +1038,67 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 			z->calls--;
 			z->stop_submit = true;
 			z->stop_why = "budget";
+			snprintf(z->stop_reason, sizeof(z->stop_reason), "the replayed transcript ran out");
 			snprintf(z->event, sizeof(z->event), "request %llu: replay transcript exhausted",
 				 (unsigned long long)z->handled);
 			return KF_OK;
 		}
-		snprintf(z->event, sizeof(z->event), "request %llu failed: %.200s",
-			 (unsigned long long)z->handled, r->error);
-		return kf_kb_record_llm_call(z->kb, &call, NULL, NULL, err);
+		z->calls_failed++;
+		kinds_add(&z->failures, r->failure[0] ? r->failure : KF_LLM_FAIL_HTTP);
+		z->failed_in_row++;
+		bool refusal = !strcmp(r->failure, KF_LLM_FAIL_REFUSAL);
+		z->refusals_in_row = refusal ? z->refusals_in_row + 1 : 0;
+		if (rq->strategies)
+			z->strategies_pending = false;
+		else
+			kf_search_pick_void(z->search, &rq->pick);
+		snprintf(z->event, sizeof(z->event), "request %llu failed (%s): %.200s",
+			 (unsigned long long)z->handled, r->failure, r->error);
+		call.outcome = "failed";
+		st = kf_kb_record_llm_call(z->kb, &call, NULL, NULL, err);
+		if (r->fatal)
+			stop_fatal(z, "%s", r->error);
+		else if (z->refusals_in_row >= REFUSALS_STOP)
+			stop_fatal(z, "the model refused %d times in a row; the last: %s", z->refusals_in_row,
+				   r->error);
+		else if (z->failed_in_row >= FAILED_CALLS_STOP)
+			stop_fatal(z, "%d calls in a row failed; the last (%s): %s", z->failed_in_row,
+				   r->failure, r->error);
+		return st;
 	}
+	z->failed_in_row = 0;
+	z->refusals_in_row = 0;
+	if (rq->strategies)
+		return handle_strategies(z, rq, &call, err);
 
+	kf_parse_rationale(r->text, r->text_len, rationale, sizeof(rationale));
 	struct kf_parse_result pr = {0};
 	st = kf_parse_reply(r->text, r->text_len, r->finish_reason, parent->source, &pr, err);
 	parent->edits_total = pr.edits_total;
 	parent->edits_unmatched = pr.edits_unmatched;
 	if (pr.need_rewrite)
 		parent->force_full = true;
-	if (st == KF_ERR_PARSE || (!st && pr.source_len > MAX_SOURCE)) {
-		z->by_verdict[KF_VERDICT_COUNT]++;
-		snprintf(z->event, sizeof(z->event), "reply %llu: parse_error: %.200s",
-			 (unsigned long long)z->handled, pr.reason);
+	if (st == KF_ERR_PARSE || (!st && (pr.source_len > MAX_SOURCE || pr.edits_unmatched > 0))) {
+		/* A reply whose edits did not all apply is not evaluated half-edited: the failure goes back
+		 * into the next prompt about the parent (and after two, whole files are asked for). */
+		char reason[300];
+		const char *kind = unusable_kind(&pr, r->finish_reason);
+		if (!strcmp(kind, "edits_not_applied")) {
+			snprintf(reason, sizeof(reason),
+				 "%d of %d SEARCH/REPLACE edits did not match the parent%s",
+				 pr.edits_unmatched, pr.edits_total,
+				 !strcmp(r->finish_reason, "length")
+				     ? " (the reply was cut at the token limit)"
+				     : "");
+			if (++parent->edit_failures >= EDIT_FAILURES_FULL)
+				parent->force_full = true;
+		} else {
+			snprintf(reason, sizeof(reason), "%s",
+				 pr.reason[0] ? pr.reason : "no kernel in the reply");
+		}
 		kf_parse_result_release(&pr);
 		kf_err_clear(err);
-		z->no_improve++;
-		return kf_kb_record_llm_call(z->kb, &call, NULL, NULL, err);
+		return reply_unusable(z, rq, &call, kind, reason, rationale, err);
 	}
 	if (st) {
 		kf_parse_result_release(&pr);
@@ -676,15 +1160,22 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	parent = &z->cands[rq->parent]; /* cand_push may have moved it */
 	c->source = pr.source;
 	pr.source = NULL;
+	c->change = rationale[0] ? kf_strdup(rationale) : NULL;
+	c->strategy = rq->pick.strategy;
 	struct kf_search_cand sc = {0};
 	sc.parent = rq->parent;
 	sc.island = rq->island;
+	sc.strategy = rq->pick.strategy;
 	const char *kind = pr.used_edits ? "diff" : rq->parent > 0 ? "rewrite" : "seed";
+	call.outcome = "candidate";
 	if ((st = record_eval(z, rq, &call, c, &sc, kind, j, err))) {
 		cand_release(c);
 		z->n_cands--;
 		goto out;
 	}
+	sc.lo = sc.correct ? c->lo : 0;
+	sc.repairable = strcmp(c->verdict, "unsupported") != 0;
+	c->cell = sc.cell;
 	if (kf_search_add(z->search, &sc, true) < 0) {
 		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		goto out;
@@ -696,11 +1187,21 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	z->n_candidates++;
 	if (sc.correct)
 		z->n_verified++;
-	if (sc.correct && sc.speedup > kf_search_at(z->search, (size_t)z->best)->speedup) {
+	if (sc.correct && sc.speedup > kf_search_at(z->search, (size_t)z->best)->speedup)
 		z->best = idx;
-		z->no_improve = 0;
-	} else {
-		z->no_improve++;
+	record_lesson(z, c, &sc, rq->parent);
+	struct attempt *a = attempt_push(z);
+	if (a) {
+		a->parent = rq->parent;
+		a->cand = idx;
+		snprintf(a->rationale, sizeof(a->rationale), "%s", rationale);
+		snprintf(a->verdict, sizeof(a->verdict), "%s", c->verdict);
+		a->speedup = sc.correct ? sc.speedup : 0;
+		if (!sc.correct)
+			snprintf(a->note, sizeof(a->note), "%.230s",
+				 c->check    ? c->check
+				 : c->reason ? c->reason
+					     : "");
 	}
 	if (sc.correct)
 		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): pass, %.3fx (%s)",
@@ -746,6 +1247,8 @@ struct eval_info {
 	char verdict[32];
 	char *reason;
 	double speedup;
+	double lo,
+	    hi; /* the speedup interval (of the last timing row: one timing shape per candidate on cpu) */
 };
 
 struct evals {
@@ -769,18 +1272,20 @@ static int eval_cb(void *ctx, const struct kf_kb_eval *e)
 	snprintf(x->verdict, sizeof(x->verdict), "%s", e->verdict ? e->verdict : "");
 	x->reason = dup_bounded(e->reason, 1200);
 	x->speedup = e->speedup;
+	x->lo = x->hi = 0;
 	return 0;
 }
 
+/* Timings are read before the candidates so the rebuilt search sees each one's interval (significance). */
 static int timing_cb(void *ctx, const struct kf_kb_timing *t)
 {
-	struct opt *z = ctx;
-	for (size_t i = 1; i < z->n_cands; i++)
-		if (z->cands[i].id == t->candidate_id) {
+	struct evals *ev = ctx;
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->v[i].cand == t->candidate_id) {
 			/* one timing shape per candidate on the cpu backend; for several, the last one stands
 			 * in */
-			z->cands[i].lo = t->speedup_ci_lo;
-			z->cands[i].hi = t->speedup_ci_hi;
+			ev->v[i].lo = t->speedup_ci_lo;
+			ev->v[i].hi = t->speedup_ci_hi;
 		}
 	return 0;
 }
@@ -814,10 +1319,18 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 	}
 	c->id = kc->id;
 	c->source = kf_strdup(kc->source);
+	c->change = kc->change && kc->change[0] ? kf_strdup(kc->change) : NULL;
+	c->strategy = kc->strategy_no > 0 ? kc->strategy_no - 1 : -1;
+	snprintf(c->tags, sizeof(c->tags), "%s", kc->tags ? kc->tags : "");
 	struct kf_search_cand sc = {0};
 	sc.parent = parent;
 	sc.island = kc->island;
+	sc.strategy = c->strategy;
 	if (e) {
+		c->lo = e->lo;
+		c->hi = e->hi;
+		sc.lo = e->lo;
+		sc.repairable = strcmp(e->verdict, "unsupported") != 0;
 		snprintf(c->verdict, sizeof(c->verdict), "%s", e->verdict);
 		c->reason = kf_strdup(e->reason);
 		sc.correct = !strcmp(e->verdict, "pass") && e->speedup > 0;
@@ -833,6 +1346,7 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 		sc.failed = true;
 	}
 	sc.cell = kf_search_cell(kc->tags, c->source ? strlen(c->source) : 0);
+	c->cell = sc.cell;
 	if (kf_search_add(z->search, &sc, false) < 0) {
 		cc->st = KF_ERR_NOMEM;
 		return 1;
@@ -841,11 +1355,31 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 	if (sc.correct)
 		z->n_verified++;
 	int idx = (int)z->n_cands - 1;
-	if (sc.correct && sc.speedup > kf_search_at(z->search, (size_t)z->best)->speedup) {
+	if (sc.correct && sc.speedup > kf_search_at(z->search, (size_t)z->best)->speedup)
 		z->best = idx;
-		z->no_improve = 0;
-	} else {
-		z->no_improve++;
+	/* the lineage's memory, as far as the records tell it */
+	struct attempt *a = attempt_push(z);
+	if (a) {
+		a->parent = parent;
+		a->cand = idx;
+		snprintf(a->rationale, sizeof(a->rationale), "%s", c->change ? c->change : "");
+		snprintf(a->verdict, sizeof(a->verdict), "%s", c->verdict[0] ? c->verdict : "unknown");
+		a->speedup = sc.correct ? sc.speedup : 0;
+		if (!sc.correct && c->reason)
+			snprintf(a->note, sizeof(a->note), "%.230s", c->reason);
+	}
+	return 0;
+}
+
+/* A resumed run gets its proposed strategies back from its recorded strategy call. */
+static int strategies_cb(void *ctx, const struct kf_kb_llm_call *c)
+{
+	struct opt *z = ctx;
+	if (c->purpose && !strcmp(c->purpose, "strategies") && c->outcome &&
+	    !strcmp(c->outcome, "strategies") && !z->n_strat) {
+		z->n_strat = kf_parse_strategies(c->response, strlen(c->response), z->strat, N_STRATEGIES);
+		if (z->n_strat < 2)
+			z->n_strat = 0;
 	}
 	return 0;
 }
@@ -864,8 +1398,26 @@ static char *run_config(const struct opt *z)
 		cJSON_AddStringToObject(j, "base_url", o->llm.base_url);
 	cJSON_AddNumberToObject(j, "concurrency", z->concurrency);
 	cJSON_AddNumberToObject(j, "islands", EVO_ISLANDS);
-	cJSON_AddNumberToObject(j, "early_stop_after", NO_IMPROVE_STOP);
+	cJSON_AddNumberToObject(j, "early_stop_after", (double)kf_search_patience(z->search));
+	cJSON_AddNumberToObject(j, "strategies_asked", z->want_strategies ? N_STRATEGIES : 0);
 	cJSON_AddStringToObject(j, "backend", kf_backend_name(o->backend));
+	if (o->llm.provider != KF_LLM_REPLAY) {
+		/* what the client sends, resolved from the options and the model table */
+		const struct kf_llm_settings *ls = &z->llm_set;
+		cJSON *l = cJSON_AddObjectToObject(j, "llm");
+		cJSON_AddStringToObject(l, "endpoint", kf_llm_endpoint_name(ls->endpoint));
+		cJSON_AddStringToObject(l, "model_table", ls->model.known ? ls->model.key : "");
+		cJSON_AddNumberToObject(l, "max_tokens", ls->max_tokens);
+		cJSON_AddStringToObject(l, "token_field", ls->token_field ? ls->token_field : "");
+		if (ls->effort >= 0)
+			cJSON_AddStringToObject(l, "reasoning_effort", kf_llm_effort_name(ls->effort));
+		if (ls->thinking_budget)
+			cJSON_AddNumberToObject(l, "thinking_budget", ls->thinking_budget);
+		if (o->llm.temperature_set)
+			cJSON_AddNumberToObject(l, "temperature", o->llm.temperature);
+		cJSON_AddBoolToObject(l, "prompt_cache", ls->prompt_cache);
+		cJSON_AddStringToObject(l, "price", ls->price_known ? ls->price_source : "unknown");
+	}
 	cJSON_AddStringToObject(j, "out_dir", o->out_dir);
 	char *s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
@@ -887,6 +1439,85 @@ static enum kf_status mkdir_p(const char *path, struct kf_err *err)
 	if (mkdir(tmp, 0777) && errno != EEXIST)
 		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
 	return KF_OK;
+}
+
+static bool shape_hidden(const struct kf_task *t, const struct kf_shape *s)
+{
+	for (size_t i = 0; i < t->n_hidden; i++) {
+		const struct kf_shape *h = &t->shapes_hidden[i];
+		bool same = h->n == s->n;
+		for (size_t d = 0; same && d < s->n; d++) {
+			int64_t v;
+			same = kf_shape_get(h, s->names[d], &v) && v == s->values[d];
+		}
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* The seed prompt's "where the time goes": the reference timed once (on this run's backend and clock)
+ * and the roofline floor of the target at the same shape. Best effort: a run goes on without it. */
+static void measure_baseline(struct opt *z)
+{
+	const struct kf_task *t = z->task;
+	const struct kf_optimize_opts *o = z->o;
+	const struct kf_shape *shape = NULL;
+	struct kf_peaks dev;
+	const struct kf_peaks *pk = NULL;
+	const struct kf_device_info *d = o->backend == KF_BACKEND_CUDA ? o->device : NULL;
+	struct kf_kfile *kf = NULL;
+	struct kf_profile_result *pr = NULL;
+	struct kf_err e2 = KF_ERR_INIT;
+	double flops = 0, bytes = 0;
+
+	for (size_t i = 0; i < t->n_timing && !shape; i++)
+		if (!shape_hidden(t, &t->shapes_timing[i]))
+			shape = &t->shapes_timing[i];
+	if (d && !kf_peaks_from_device(d->name, d->arch, d->sm_count, d->sm_clock_khz, d->mem_clock_khz,
+				       d->mem_bus_width_bits, &dev, NULL))
+		pk = &dev;
+	else
+		pk = kf_peaks_table_guess(d ? d->name : NULL, d && d->arch[0] ? d->arch : "sm_90");
+	if (!kf_optimize_stop &&
+	    !kf_kfile_parse("reference.cu", z->ref_source, strlen(z->ref_source), &kf, &e2) &&
+	    !kf_kfile_bind(kf, t, &e2)) {
+		struct kf_profile_opts po;
+		kf_profile_opts_init(&po);
+		po.backend = o->backend;
+		po.device = d;
+		po.worker_path = o->worker_path;
+		po.seed = z->seed ? z->seed : 1;
+		if (o->backend == KF_BACKEND_CPU)
+			po.rule =
+			    (struct kf_stop_rule){3, 5e6, 0.05, 10, 0.5e9}; /* a rough figure is enough */
+		if (!kf_profile_run(t, kf, &po, &pr, &e2) && pr->n_shapes > 0 &&
+		    !shape_hidden(t, &pr->shapes[0].shape)) {
+			z->baseline.ref_ns = pr->shapes[0].ref.stats.median;
+			shape = &pr->shapes[0].shape;
+		}
+	}
+	if (shape) {
+		kf_shape_format(shape, z->baseline_shape, sizeof(z->baseline_shape));
+		z->baseline.shape = z->baseline_shape;
+		kf_task_flops(t, shape, &flops);
+		kf_task_bytes(t, shape, &bytes);
+	}
+	if (pk && (flops > 0 || bytes > 0)) {
+		enum kf_dtype dt = KF_DTYPE_F32;
+		kf_dtype_parse(z->dtype, &dt);
+		z->baseline.floor_ns = kf_roofline_floor_ns(flops, bytes, dt, pk);
+		double pf = pk->flops[kf_peak_kind_for_dtype(dt)];
+		z->baseline.bound =
+		    flops / (pf > 0 ? pf : 1) > bytes / (pk->dram_bytes_per_s > 0 ? pk->dram_bytes_per_s : 1)
+			? "compute"
+			: "memory";
+		snprintf(z->baseline_peaks, sizeof(z->baseline_peaks), "%s", pk->name);
+		z->baseline.peaks = z->baseline_peaks;
+	}
+	z->baseline.clock = z->clock;
+	kf_profile_result_free(pr);
+	kf_kfile_free(kf);
 }
 
 static enum kf_status setup(struct opt *z, struct kf_err *err)
@@ -911,6 +1542,7 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 	snprintf(z->toolchain, sizeof(z->toolchain), "%s",
 		 o->backend == KF_BACKEND_CUDA ? "nvrtc" : "cpu shim");
 	snprintf(z->res->clock, sizeof(z->res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
+	snprintf(z->clock, sizeof(z->clock), "%s", z->res->clock);
 	if ((st = mkdir_p(o->out_dir, err)))
 		return st;
 	if ((st = kf_kb_open(o->db_path, 0, &z->kb, err)))
@@ -921,10 +1553,14 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 	struct cand *c0 = cand_push(z);
 	if (!c0 || !(c0->source = kf_strdup(z->ref_source)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	int64_t budget = o->budget_calls > 0 ? o->budget_calls : DEFAULT_BUDGET_CALLS;
 	z->search = kf_search_new(z->strategy, EVO_ISLANDS);
 	struct kf_search_cand root = {.parent = -1};
 	if (!z->search || kf_search_add(z->search, &root, false) < 0)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	kf_search_set_budget(z->search, budget);
+	z->want_strategies = !o->no_strategies && budget >= STRATEGY_MIN_BUDGET;
+	measure_baseline(z);
 
 	if (o->resume_run > 0) {
 		struct run_info ri = {0};
@@ -946,6 +1582,7 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 			z->search = kf_search_new(s, EVO_ISLANDS);
 			if (!z->search || kf_search_add(z->search, &root, false) < 0)
 				return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+			kf_search_set_budget(z->search, budget);
 		}
 		z->run_id = o->resume_run;
 		z->seed = (uint64_t)ri.seed;
@@ -959,17 +1596,23 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 		struct cand_ctx cc = {z, &ev, KF_OK};
 		st = kf_kb_evals_each(z->kb, z->run_id, 0, eval_cb, &ev, err);
 		if (!st)
+			st = kf_kb_timings_each(z->kb, z->run_id, 0, timing_cb, &ev, err);
+		if (!st)
+			st = kf_kb_llm_calls_each(z->kb, z->run_id, strategies_cb, z, err);
+		if (!st)
+			kf_search_set_strategies(z->search, z->n_strat);
+		if (!st)
 			st = kf_kb_candidates_each(z->kb, z->run_id, cand_cb, &cc, err);
 		if (!st && cc.st)
 			st = kf_err_set(err, cc.st, "out of memory");
-		if (!st)
-			st = kf_kb_timings_each(z->kb, z->run_id, 0, timing_cb, z, err);
 		for (size_t i = 0; i < ev.n; i++)
 			free(ev.v[i].reason);
 		free(ev.v);
 		if (st)
 			return st;
-		z->no_improve = 0; /* a resume gets a fresh early-stop window */
+		kf_search_reset_patience(z->search); /* a resume gets a fresh early-stop window */
+		if (z->n_strat || z->k0 > 0)
+			z->want_strategies = false; /* asked already (or the run began without) */
 		return kf_kb_run_set_status(z->kb, z->run_id, "running", err);
 	}
 
@@ -1049,6 +1692,16 @@ static void fill_result(struct opt *z)
 	r->elapsed_s = elapsed_s(z);
 	r->tokens_in = z->tokens_in;
 	r->tokens_out = z->tokens_out;
+	r->tokens_cached = z->tokens_cached;
+	r->tokens_reasoning = z->tokens_reasoning;
+	r->calls_failed = z->calls_failed;
+	r->replies_unusable = z->replies_unusable;
+	r->n_failures = z->failures.n;
+	memcpy(r->failures, z->failures.v, sizeof(r->failures));
+	r->n_unusable = z->unusable.n;
+	memcpy(r->unusable, z->unusable.v, sizeof(r->unusable));
+	r->n_strategies = z->n_strat;
+	snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", z->stop_reason);
 	if (z->best > 0) {
 		r->best_candidate_id = z->cands[z->best].id;
 		r->best_speedup = kf_search_at(z->search, (size_t)z->best)->speedup;
@@ -1057,6 +1710,29 @@ static void fill_result(struct opt *z)
 		r->improved = r->best_speedup > 1.0;
 		r->significant = r->best_lo > 1.0;
 	}
+}
+
+/* The model's price: an unknown one is a warning, and with --budget-usd a refusal (the budget could never
+ * act: every call would cost $0). */
+static enum kf_status check_price(struct opt *z, struct kf_err *err)
+{
+	const struct kf_optimize_opts *o = z->o;
+	if (o->llm.provider == KF_LLM_REPLAY || z->llm_set.price_known)
+		return KF_OK;
+	if (o->budget_usd > 0)
+		return kf_err_set(
+		    err, KF_ERR_INVALID,
+		    "model '%s' has no price in the table (agent/data/prices.json, $KFORGE_PRICES): "
+		    "--budget-usd cannot be kept; give --price-in and --price-out (USD per 1M tokens)",
+		    o->llm.model ? o->llm.model : "");
+	snprintf(
+	    z->warning_buf, sizeof(z->warning_buf),
+	    "model '%s' has no price in the table: its calls are counted as $0 (give --price-in/--price-out "
+	    "to price them)",
+	    o->llm.model ? o->llm.model : "");
+	z->warning = z->warning_buf;
+	snprintf(z->res->warning, sizeof(z->res->warning), "%s", z->warning_buf);
+	return KF_OK;
 }
 
 enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res,
@@ -1082,6 +1758,16 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 	cfg.concurrency = z.concurrency;
 	if ((st = kf_llm_client_new(&cfg, &z.llm, err)))
 		goto done;
+	kf_llm_client_settings(z.llm, &z.llm_set);
+	if ((st = check_price(&z, err)))
+		goto done;
+	/* the pre-flight check: a bad key or an unknown model ends here, before a run is recorded */
+	if (!o->no_preflight) {
+		char note[512];
+		if ((st = kf_llm_preflight(z.llm, note, sizeof(note), err)))
+			goto done;
+		kf_llm_client_settings(z.llm, &z.llm_set); /* the model's record may have lowered the cap */
+	}
 	if ((st = setup(&z, err)))
 		goto done;
 	snprintf(z.event, sizeof(z.event), "%s run %lld of '%s' (seed %llu)",
@@ -1092,10 +1778,15 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 	for (;;) {
 		if (kf_optimize_stop)
 			break;
-		while (!z.stop_submit && z.submitted - z.handled < (uint64_t)z.concurrency) {
-			if (z.no_improve >= NO_IMPROVE_STOP) {
+		/* the strategy call goes alone: the seeds need its answer */
+		while (!z.stop_submit && !z.strategies_pending &&
+		       z.submitted - z.handled < (uint64_t)z.concurrency) {
+			if (kf_search_stagnant(z.search)) {
 				z.stop_submit = true;
 				z.stop_why = "done";
+				snprintf(z.stop_reason, sizeof(z.stop_reason),
+					 "no significant improvement in %lld attempts in a row",
+					 (long long)kf_search_since_improvement(z.search));
 				break;
 			}
 			if (!budget_left(&z)) {
@@ -1105,7 +1796,7 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 			if ((st = submit_one(&z, err)))
 				goto done;
 		}
-		if (z.handled == z.submitted)
+		if (z.fatal || z.handled == z.submitted)
 			break;
 		struct req *rq = req_at(&z, z.handled);
 		if (!rq) {
@@ -1137,8 +1828,13 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 	if (kf_optimize_stop) {
 		kf_kb_run_set_status(z.kb, z.run_id, "interrupted", &ferr);
 		snprintf(res->status, sizeof(res->status), "interrupted");
+		snprintf(z.stop_reason, sizeof(z.stop_reason), "interrupted");
 		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted; resume with --resume %lld",
 				(long long)z.run_id);
+	} else if (z.fatal) {
+		/* loud: the API's message goes to the caller (stderr, exit 4); the run is recorded as failed
+		 */
+		st = kf_err_set(err, z.fatal, "%s", z.stop_reason);
 	} else {
 		const char *s = z.stop_why ? z.stop_why : "done";
 		snprintf(res->status, sizeof(res->status), "%s", s);
@@ -1149,6 +1845,9 @@ done:
 		if (st && st != KF_ERR_INTERRUPTED) {
 			kf_kb_run_set_status(z.kb, z.run_id, "failed", &ferr);
 			snprintf(res->status, sizeof(res->status), "failed");
+			if (!z.stop_reason[0])
+				snprintf(z.stop_reason, sizeof(z.stop_reason), "%s",
+					 err ? err->msg : "failed");
 		}
 		if (z.search) {
 			fill_result(&z);
@@ -1156,6 +1855,8 @@ done:
 		}
 	}
 	res->run_id = z.run_id;
+	if (!z.run_id && st && err)
+		snprintf(res->stop_reason, sizeof(res->stop_reason), "%s", err->msg);
 	for (uint64_t k = z.handled; k < z.submitted; k++) {
 		struct req *rq = req_at(&z, k);
 		if (rq) {
@@ -1168,6 +1869,7 @@ done:
 		cand_release(&z.cands[i]);
 	free(z.cands);
 	free(z.reqs);
+	free(z.att);
 	kf_search_free(z.search);
 	kf_kb_close(z.kb);
 	free(z.ref_source);

@@ -11,19 +11,29 @@
 #include "sandbox/sandbox.h"
 #include "verifier/verifier.h"
 
-enum kf_strategy { KF_STRATEGY_EVO = 0, KF_STRATEGY_MCTS = 1 };
-const char *kf_strategy_name(enum kf_strategy s); /* "evo", "mcts" */
+enum kf_strategy { KF_STRATEGY_EVO = 0, KF_STRATEGY_MCTS = 1, KF_STRATEGY_SCHEDULE = 2 };
+const char *kf_strategy_name(enum kf_strategy s); /* "evo", "mcts", "schedule" */
 bool kf_strategy_parse(const char *s, enum kf_strategy *out);
 
 /* Progress events for a live display (a terminal line) or a log. */
 struct kf_optimize_progress {
 	int64_t run_id;
 	int64_t calls, candidates;
+	int64_t calls_failed;                     /* calls that failed (after retries): no reply */
+	int64_t replies_unusable;                 /* replies that gave nothing to evaluate */
 	int64_t by_verdict[KF_VERDICT_COUNT + 1]; /* last slot: parse_error */
 	double best_speedup, best_lo, best_hi;    /* 0 when nothing verified is faster yet */
 	double spend_usd, elapsed_s;
-	const char *event; /* one line about what just happened */
+	const char *event;   /* one line about what just happened */
+	const char *warning; /* a warning for the user (unknown price, a clamped setting), or NULL */
 };
+
+/* A count per kind ("rate_limit", "edits_not_applied", ...). */
+struct kf_optimize_count {
+	char kind[24];
+	int64_t n;
+};
+#define KF_OPTIMIZE_MAX_KINDS 16
 typedef void (*kf_optimize_progress_fn)(void *ctx, const struct kf_optimize_progress *p);
 
 struct kf_optimize_opts {
@@ -39,6 +49,8 @@ struct kf_optimize_opts {
 	const char *out_dir;                 /* required: best.cu, report.md, report.html */
 	uint64_t seed;                       /* 0: random (recorded) */
 	int64_t resume_run;                  /* > 0: continue this run from the knowledge base */
+	bool no_strategies;                  /* skip the strategy call (it is made when the budget is >= 8) */
+	bool no_preflight;                   /* skip the model check before the first request */
 	kf_optimize_progress_fn progress;    /* may be NULL */
 	void *progress_ctx;
 	const char *worker_path; /* NULL: default */
@@ -56,14 +68,25 @@ struct kf_optimize_result {
 	int64_t by_verdict[KF_VERDICT_COUNT + 1];
 	double spend_usd, elapsed_s;
 	int64_t tokens_in, tokens_out;
+	int64_t tokens_cached, tokens_reasoning;
+	/* what went wrong with the calls: failed calls (by failure kind) and unusable replies (by reason) */
+	int64_t calls_failed, replies_unusable;
+	size_t n_failures, n_unusable;
+	struct kf_optimize_count failures[KF_OPTIMIZE_MAX_KINDS], unusable[KF_OPTIMIZE_MAX_KINDS];
+	int n_strategies;      /* strategies proposed by the strategy call (0: none asked or none usable) */
+	char stop_reason[512]; /* why the search stopped: "budget of 20 calls", "no significant improvement
+				  in 8 attempts", the API's message of a fatal error, ... */
+	char warning[256];     /* e.g. the model has no price (cost reported as $0) */
 	char best_path[PATH_MAX]; /* DIR/best.cu ("" when nothing verified) */
 	char report_md[PATH_MAX], report_html[PATH_MAX];
 };
 
 /* Runs (or resumes) a search. Returns KF_OK when the run completed (improved or not — see result),
  * KF_ERR_INTERRUPTED when SIGINT/SIGTERM stopped it (the run is recorded as interrupted and can be
- * resumed), KF_ERR_UNAVAILABLE (no API key, no GPU), KF_ERR_INVALID/PARSE/NOTFOUND (bad task,
- * broken reference, bad replay file), others internal. */
+ * resumed), KF_ERR_UNAVAILABLE (no API key, no GPU; and the API itself: a bad key, an unknown model, no
+ * quota found by the pre-flight check or a call, 3 failed calls or 3 refusals in a row: err holds the
+ * API's message, the run is recorded as failed), KF_ERR_INVALID/PARSE/NOTFOUND (bad task, broken
+ * reference, bad replay file, --budget-usd for a model without a price), others internal. */
 enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res,
 			   struct kf_err *err);
 

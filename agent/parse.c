@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Bounds on backtracking: a reply is untrusted text and must not make a match run for minutes. The
  * scanners below match one line at a time (linear in the reply); only the two content checks run on a
@@ -536,4 +537,145 @@ enum kf_status kf_parse_reply(const char *reply, size_t len, const char *finish_
 	st = accept_source(src, best_b - best_a, out, md);
 	pcre2_match_data_free(md);
 	return st;
+}
+
+/* ---- the model's rationale and proposed strategies --------------------------------------------------- */
+
+/* Copies s[0..n) into out (size cap) as one clean line: control bytes and markdown emphasis dropped,
+ * spaces collapsed, trimmed. */
+static void one_line(char *out, size_t cap, const char *s, size_t n)
+{
+	size_t j = 0;
+	bool space = false;
+	if (!cap)
+		return;
+	for (size_t i = 0; i < n && j + 1 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '*' || c == '`' || (c == '_' && (i == 0 || i + 1 == n)))
+			continue;
+		if (c < 0x20 || c == 0x7f || c == ' ') {
+			space = j > 0;
+			continue;
+		}
+		if (space && j + 2 < cap)
+			out[j++] = ' ';
+		space = false;
+		out[j++] = (char)c;
+	}
+	out[j] = '\0';
+}
+
+/* Does the line start (after blanks, list marks and emphasis) with one of the labels and a colon? Then the
+ * text after it. */
+static const char *labelled(const char *a, const char *b, const char *const *labels, size_t n_labels)
+{
+	while (a < b && (*a == ' ' || *a == '\t' || *a == '*' || *a == '-' || *a == '#' || *a == '>'))
+		a++;
+	for (size_t i = 0; i < n_labels; i++) {
+		size_t l = strlen(labels[i]);
+		if ((size_t)(b - a) > l && !strncasecmp(a, labels[i], l)) {
+			const char *p = a + l;
+			while (p < b && (*p == '*' || *p == ' '))
+				p++;
+			if (p < b && (*p == ':' || *p == '-')) {
+				p++;
+				while (p < b && (*p == ' ' || *p == '*'))
+					p++;
+				return p < b ? p : NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+void kf_parse_rationale(const char *reply, size_t len, char *out, size_t n)
+{
+	static const char *const labels[] = {"change", "changes", "rationale", "idea", "what changed"};
+	size_t pos = 0, a, b, first_a = 0, first_b = 0;
+	bool inside = false, in_edit = false, have_first = false;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (!reply || len > KF_PARSE_MAX_REPLY)
+		return;
+	while (next_line(reply, len, &pos, &a, &b)) {
+		const char *s = reply + a, *e = reply + b, *t;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		if (e - s >= 3 && !strncmp(s, "```", 3)) {
+			inside = !inside;
+			continue;
+		}
+		if (e - s >= 5 && !strncmp(s, "<<<<<", 5)) {
+			in_edit = true;
+			continue;
+		}
+		if (e - s >= 5 && !strncmp(s, ">>>>>", 5)) {
+			in_edit = false;
+			continue;
+		}
+		if (inside || in_edit || s == e)
+			continue;
+		if ((t = labelled(s, e, labels, KF_ARRAY_SIZE(labels)))) {
+			one_line(out, n, t, (size_t)(e - t));
+			return;
+		}
+		if (!have_first && isalpha((unsigned char)*s)) {
+			have_first = true;
+			first_a = (size_t)(s - reply);
+			first_b = b;
+		}
+	}
+	if (have_first) {
+		/* the first sentence of the first line of prose */
+		const char *s = reply + first_a, *e = reply + first_b;
+		for (const char *p = s; p + 1 < e; p++)
+			if ((*p == '.' || *p == ':') && p[1] == ' ') {
+				e = p + 1;
+				break;
+			}
+		one_line(out, n, s, (size_t)(e - s));
+	}
+}
+
+int kf_parse_strategies(const char *reply, size_t len, struct kf_parse_strategy *out, int max)
+{
+	size_t pos = 0, a, b;
+	int n = 0;
+	bool inside = false;
+	if (!reply || len > KF_PARSE_MAX_REPLY || max <= 0)
+		return 0;
+	while (n < max && next_line(reply, len, &pos, &a, &b)) {
+		const char *s = reply + a, *e = reply + b, *colon;
+		while (s < e && (*s == ' ' || *s == '\t' || *s == '*' || *s == '#'))
+			s++;
+		if (e - s >= 3 && !strncmp(s, "```", 3)) {
+			inside = !inside;
+			continue;
+		}
+		if (inside || s == e || !isdigit((unsigned char)*s))
+			continue;
+		while (s < e && isdigit((unsigned char)*s))
+			s++;
+		if (s >= e || (*s != '.' && *s != ')'))
+			continue;
+		s++;
+		while (s < e && (*s == ' ' || *s == '*'))
+			s++;
+		colon = memchr(s, ':', (size_t)(e - s));
+		if (!colon || colon == s || colon - s > 80)
+			continue;
+		struct kf_parse_strategy *st = &out[n];
+		one_line(st->name, sizeof(st->name), s, (size_t)(colon - s));
+		one_line(st->text, sizeof(st->text), colon + 1, (size_t)(e - colon - 1));
+		if (!st->name[0] || strlen(st->text) < 8)
+			continue;
+		bool dup = false;
+		for (int i = 0; i < n && !dup; i++)
+			dup = !strcasecmp(out[i].name, st->name);
+		if (!dup)
+			n++;
+	}
+	return n;
 }

@@ -4,6 +4,7 @@
  */
 #include "agent.h"
 #include "embed.h"
+#include "profiler/profiler.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -19,6 +20,10 @@
 #define EXAMPLE_MAX (12u << 10) /* each knowledge-base example */
 #define EXAMPLES_MAX 8
 #define FIELD_MAX (256u << 10) /* any one rendered variable */
+#define HISTORY_MAX 8          /* earlier attempts shown */
+#define BEST_MAX 3             /* the run's best kernels shown (the first with its source) */
+#define LESSONS_MAX 6
+#define NOTE_MAX 300u
 
 /* ---- the renderer ----------------------------------------------------------------------------- */
 
@@ -139,7 +144,7 @@ struct tmpl_cache {
 	char *text;
 	size_t len;
 };
-static struct tmpl_cache cache[16];
+static struct tmpl_cache cache[48];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *kf_prompt_template(const char *name, size_t *len, struct kf_err *err)
@@ -485,6 +490,263 @@ static enum kf_status add_feedback(struct kf_buf *b, const struct kf_prompt_inpu
 	return st;
 }
 
+static enum kf_status add_source(struct kf_buf *b, const char *src);
+
+/* ---- target facts, the baseline, the playbook ----------------------------------------------------- */
+
+static void tflops(char *out, size_t n, double f)
+{
+	if (f >= 1e12)
+		snprintf(out, n, "%.0f", f / 1e12);
+	else
+		snprintf(out, n, "%.2f", f / 1e12);
+}
+
+/* The target's figures an expert keeps in mind: bandwidth, peaks per dtype on CUDA and tensor cores,
+ * per-SM resources, L2, the ridge point. From the device when there is one, else the roofline table's
+ * representative part of the arch. */
+static enum kf_status add_facts(struct kf_buf *b, const struct kf_device_info *d, const char *arch,
+				const char *clock)
+{
+	struct kf_peaks dev;
+	const struct kf_peaks *pk = NULL;
+	bool gpu = d && !strcmp(d->backend, "cuda");
+	const char *a = gpu && d->arch[0] ? d->arch : arch ? arch : "sm_90";
+	const struct kf_arch_limits *L = kf_arch_limits_find(a);
+	enum kf_status st = KF_OK;
+	char f64[16], f32[16], tf32[16], f16[16], f8[16];
+	int sms = 0;
+	double l2 = 0;
+
+	if (gpu && !kf_peaks_from_device(d->name, d->arch, d->sm_count, d->sm_clock_khz, d->mem_clock_khz,
+					 d->mem_bus_width_bits, &dev, NULL)) {
+		pk = &dev;
+		sms = d->sm_count;
+		l2 = (double)d->l2_bytes;
+	} else {
+		pk = kf_peaks_table_guess(gpu ? d->name : NULL, a);
+		if (pk) {
+			sms = pk->sm_count;
+			l2 = pk->l2_bytes;
+		}
+	}
+	if (!pk)
+		return KF_OK; /* an arch the table does not know: no facts rather than wrong ones */
+	tflops(f64, sizeof(f64), pk->flops[KF_PEAK_F64]);
+	tflops(f32, sizeof(f32), pk->flops[KF_PEAK_F32]);
+	tflops(tf32, sizeof(tf32), pk->flops[KF_PEAK_TF32_TC]);
+	tflops(f16, sizeof(f16), pk->flops[KF_PEAK_F16_TC]);
+	/* FP8 tensor cores exist from sm_89 on, at twice the FP16 rate */
+	bool fp8 = strncmp(pk->arch, "sm_8", 4) ? strcmp(pk->arch, "sm_80") != 0 : !strcmp(pk->arch, "sm_89");
+	tflops(f8, sizeof(f8), 2 * pk->flops[KF_PEAK_F16_TC]);
+	st = kf_buf_addf(b, "Target facts (%s, %s; %s):\n- DRAM bandwidth %.2f TB/s", pk->name, pk->arch,
+			 gpu ? "from the device" : "datasheet peaks, dense", pk->dram_bytes_per_s / 1e12);
+	if (!st && sms)
+		st = kf_buf_addf(b, "; %d SMs", sms);
+	if (!st && l2 > 0)
+		st = kf_buf_addf(b, "; L2 %.0f MiB", l2 / (1024.0 * 1024.0));
+	if (!st)
+		st = kf_buf_addf(b,
+				 "\n- CUDA cores: FP32 %s TFLOP/s, FP64 %s TFLOP/s; tensor cores: TF32 %s, "
+				 "FP16/BF16 %s%s%s "
+				 "TFLOP/s (FP32 accumulate)",
+				 f32, f64, tf32, f16, fp8 ? ", FP8 " : "", fp8 ? f8 : "");
+	if (!st && L)
+		st = kf_buf_addf(b,
+				 "\n- per SM: %d KiB shared memory (%d KiB per block with the opt-in), %d "
+				 "32-bit registers "
+				 "(at most %d per thread), %d threads, %d blocks",
+				 L->smem_per_sm_bytes / 1024, L->max_smem_per_block_bytes / 1024,
+				 L->regs_per_sm, L->max_regs_per_thread, L->max_warps_per_sm * L->warp_size,
+				 L->max_blocks_per_sm);
+	if (!st && pk->dram_bytes_per_s > 0)
+		st = kf_buf_addf(
+		    b,
+		    "\n- ridge point: %.0f FLOP/byte on FP32 CUDA cores, %.0f on FP16 tensor cores (below it "
+		    "a kernel is memory-bound)",
+		    pk->flops[KF_PEAK_F32] / pk->dram_bytes_per_s,
+		    pk->flops[KF_PEAK_F16_TC] / pk->dram_bytes_per_s);
+	if (!st && clock && !strcmp(clock, "cpu"))
+		st = kf_buf_adds(
+		    b,
+		    "\n- This run has no GPU: kernels are verified and timed on kforge's CPU backend, so "
+		    "every "
+		    "time and speedup it reports is a CPU-clock figure, not GPU speed. Optimize for the GPU "
+		    "above all the same.");
+	return st;
+}
+
+static enum kf_status add_baseline(struct kf_buf *b, const struct kf_task *t,
+				   const struct kf_prompt_baseline *bl)
+{
+	char ref[32], floor[32];
+	enum kf_status st = KF_OK;
+	struct kf_buf shape = KF_BUF_INIT(512);
+	if (!bl || (bl->ref_ns <= 0 && bl->floor_ns <= 0))
+		return KF_OK;
+	if (bl->shape && (st = add_redacted(&shape, t, bl->shape, 400)))
+		return st;
+	kf_format_ns(bl->ref_ns, ref, sizeof(ref));
+	kf_format_ns(bl->floor_ns, floor, sizeof(floor));
+	st = kf_buf_addf(b, "At the shape this run times%s%s:", shape.len ? ", " : "", shape.data);
+	if (!st && bl->ref_ns > 0)
+		st = kf_buf_addf(b, "\n- the reference takes %s (median%s)", ref,
+				 bl->clock && !strcmp(bl->clock, "cpu")
+				     ? "; CPU clock, kforge's CPU backend: not a GPU time"
+				     : ", GPU clock");
+	if (!st && bl->floor_ns > 0)
+		st = kf_buf_addf(
+		    b,
+		    "\n- the roofline floor on the target is %s (%s-bound at the peaks of %s): no kernel can "
+		    "be faster",
+		    floor, bl->bound ? bl->bound : "memory", bl->peaks ? bl->peaks : "the target");
+	if (!st && bl->ref_ns > 0 && bl->floor_ns > 0 && bl->clock && strcmp(bl->clock, "cpu"))
+		st = kf_buf_addf(b, "\n- so the reference runs at %.0f%% of the speed of light",
+				 100.0 * bl->floor_ns / bl->ref_ns);
+	kf_buf_release(&shape);
+	return st;
+}
+
+const char *kf_prompt_playbook(const char *category)
+{
+	static const struct {
+		const char *prefix, *file;
+	} map[] = {
+	    {"gemm", "playbook_gemm.txt"},
+	    {"mlp", "playbook_gemm.txt"},
+	    {"gemv", "playbook_reduction.txt"},
+	    {"reduction", "playbook_reduction.txt"},
+	    {"loss", "playbook_reduction.txt"},
+	    {"pool", "playbook_reduction.txt"},
+	    {"softmax", "playbook_norm.txt"},
+	    {"norm", "playbook_norm.txt"},
+	    {"activation", "playbook_elementwise.txt"},
+	    {"elementwise", "playbook_elementwise.txt"},
+	    {"layout", "playbook_elementwise.txt"},
+	    {"gather", "playbook_elementwise.txt"},
+	    {"conv", "playbook_conv.txt"},
+	    {"attention", "playbook_attention.txt"},
+	    {"transformer", "playbook_attention.txt"},
+	    {"scan", "playbook_scan.txt"},
+	    {"ssm", "playbook_scan.txt"},
+	    {"rnn", "playbook_scan.txt"},
+	};
+	for (size_t i = 0; category && i < KF_ARRAY_SIZE(map); i++)
+		if (!strncmp(category, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].file;
+	return "playbook_other.txt";
+}
+
+/* ---- the run's memory: strategy, history, best kernels, inspiration, lessons ------------------------- */
+
+static enum kf_status add_line_redacted(struct kf_buf *b, const struct kf_task *t, const char *text,
+					size_t max)
+{
+	/* one line: newlines in model text or verifier messages become spaces */
+	struct kf_buf tmp = KF_BUF_INIT(max + 64);
+	enum kf_status st = add_redacted(&tmp, t, text, max);
+	for (size_t i = 0; i < tmp.len; i++)
+		if (tmp.data[i] == '\n' || tmp.data[i] == '\r')
+			tmp.data[i] = ' ';
+	if (!st)
+		st = kf_buf_add(b, tmp.data, tmp.len);
+	kf_buf_release(&tmp);
+	return st;
+}
+
+static enum kf_status add_history(struct kf_buf *b, const struct kf_prompt_input *in)
+{
+	enum kf_status st = KF_OK;
+	size_t n = in->n_history, first = n > HISTORY_MAX ? n - HISTORY_MAX : 0;
+	for (size_t i = first; i < n && !st; i++) {
+		const struct kf_prompt_attempt *a = &in->history[i];
+		char from[40];
+		if (a->parent_id)
+			snprintf(from, sizeof(from), "#%lld", (long long)a->parent_id);
+		else
+			snprintf(from, sizeof(from), "the reference");
+		if (a->id)
+			st =
+			    kf_buf_addf(b, "%s- #%lld (from %s)", b->len ? "\n" : "", (long long)a->id, from);
+		else
+			st = kf_buf_addf(b, "%s- a reply to %s", b->len ? "\n" : "", from);
+		if (!st && a->rationale && a->rationale[0]) {
+			st = kf_buf_adds(b, ": \"");
+			if (!st)
+				st = add_line_redacted(b, in->task, a->rationale, NOTE_MAX);
+			if (!st)
+				st = kf_buf_adds(b, "\"");
+		}
+		if (!st)
+			st = kf_buf_addf(b, " -> %s", a->verdict ? a->verdict : "?");
+		if (!st && a->speedup > 0)
+			st = kf_buf_addf(b, ", %.2fx (%s)", a->speedup,
+					 in->clock && !strcmp(in->clock, "cpu") ? "cpu" : "gpu");
+		if (!st && a->note && a->note[0]) {
+			st = kf_buf_adds(b, ": ");
+			if (!st)
+				st = add_line_redacted(b, in->task, a->note, NOTE_MAX);
+		}
+	}
+	return st;
+}
+
+static enum kf_status add_kernel(struct kf_buf *b, const struct kf_prompt_example *e, bool with_source,
+				 const char *clock)
+{
+	enum kf_status st = kf_buf_addf(b, "%s### ", b->len ? "\n\n" : "");
+	if (!st && e->task_name)
+		st = kf_buf_addf(b, "%s ", e->task_name);
+	if (!st && e->speedup > 0)
+		st = kf_buf_addf(b, "%.2fx over the reference (%s)", e->speedup,
+				 clock && !strcmp(clock, "cpu") ? "cpu" : "gpu");
+	if (!st && e->tags && e->tags[0])
+		st = kf_buf_addf(b, "; techniques: %s", e->tags);
+	if (!st && e->change && e->change[0]) {
+		struct kf_buf c = KF_BUF_INIT(NOTE_MAX + 8);
+		kf_buf_add_truncated(&c, e->change, strlen(e->change));
+		for (size_t i = 0; i < c.len; i++)
+			if (c.data[i] == '\n')
+				c.data[i] = ' ';
+		st = kf_buf_addf(b, "\nWhat it changed: %s", c.data);
+		kf_buf_release(&c);
+	}
+	if (!st && with_source && e->source) {
+		st = kf_buf_adds(b, "\n```cuda\n");
+		if (!st) {
+			struct kf_buf src = KF_BUF_INIT(EXAMPLE_MAX);
+			st = add_source(&src, e->source);
+			if (!st)
+				st = kf_buf_add(b, src.data, src.len);
+			kf_buf_release(&src);
+		}
+		if (!st)
+			st = kf_buf_adds(b, "\n```");
+	}
+	return st;
+}
+
+static enum kf_status add_lessons(struct kf_buf *b, const struct kf_prompt_input *in)
+{
+	enum kf_status st = KF_OK;
+	size_t n = in->n_lessons < LESSONS_MAX ? in->n_lessons : LESSONS_MAX;
+	for (size_t i = 0; i < n && !st; i++) {
+		const struct kf_prompt_lesson *l = &in->lessons[i];
+		st = kf_buf_addf(b, "%s- %s%s%stried \"", i ? "\n" : "", l->task_name ? "[" : "",
+				 l->task_name ? l->task_name : "", l->task_name ? "] " : "");
+		if (!st)
+			st = add_line_redacted(b, in->task, l->tried ? l->tried : "", NOTE_MAX);
+		if (!st)
+			st = kf_buf_addf(b, "\" -> %s", l->verdict ? l->verdict : "?");
+		if (!st && l->outcome && l->outcome[0]) {
+			st = kf_buf_adds(b, ": ");
+			if (!st)
+				st = add_line_redacted(b, in->task, l->outcome, NOTE_MAX);
+		}
+	}
+	return st;
+}
+
 static enum kf_status add_source(struct kf_buf *b, const char *src)
 {
 	size_t n = strlen(src);
@@ -500,115 +762,202 @@ static void trim_nl(struct kf_buf *b)
 		b->data[--b->len] = '\0';
 }
 
+/* Every buffer one prompt is built from (all bounded). */
+struct parts {
+	struct kf_buf grammar, answer, rules, dims, pub, timing, tensors, params, tol, work, target, facts,
+	    baseline, playbook, ref, examples, examples_cpu, parent, feedback, level, strategy, history, best,
+	    inspiration, lessons, job;
+};
+
+static void parts_init(struct parts *p)
+{
+	struct kf_buf *b = (struct kf_buf *)p;
+	for (size_t i = 0; i < sizeof(*p) / sizeof(*b); i++)
+		kf_buf_init(&b[i], FIELD_MAX);
+	p->ref.max = p->parent.max = SOURCE_MAX;
+	p->examples.max = EXAMPLES_MAX * (EXAMPLE_MAX + 1024);
+	p->best.max = BEST_MAX * (EXAMPLE_MAX + 1024);
+	p->inspiration.max = EXAMPLE_MAX + 1024;
+}
+
+static void parts_release(struct parts *p)
+{
+	struct kf_buf *b = (struct kf_buf *)p;
+	for (size_t i = 0; i < sizeof(*p) / sizeof(*b); i++)
+		kf_buf_release(&b[i]);
+}
+
+/* The system message and the static part of the user message (the same for every request of a run). */
+static enum kf_status build_static(const struct kf_prompt_input *in, enum kf_edit_mode mode, struct parts *p,
+				   struct kf_buf *system, struct kf_buf *user, struct kf_err *err)
+{
+	const struct kf_task *t = in->task;
+	enum kf_status st;
+
+	st = render_named("grammar.txt", NULL, 0, &p->grammar, err);
+	if (!st)
+		st = render_named("rules.txt", NULL, 0, &p->rules, err);
+	if (!st)
+		st = render_named(mode == KF_EDIT_DIFF ? "edit_diff.txt" : "edit_full.txt", NULL, 0,
+				  &p->answer, err);
+	if (!st)
+		st = render_named(kf_prompt_playbook(t->category), NULL, 0, &p->playbook, err);
+	if (st)
+		return st;
+	for (size_t i = 0; i < t->n_dims && !st; i++)
+		st = kf_buf_addf(&p->dims, "%s%s", i ? ", " : "", t->dims[i]);
+	if (!st)
+		st = add_shapes(&p->pub, t->shapes_public, t->n_public, t, false);
+	if (!st)
+		st = add_shapes(&p->timing, t->shapes_timing, t->n_timing, t, true);
+	if (!st)
+		st = add_tensors(&p->tensors, t);
+	if (!st)
+		st = add_params(&p->params, t);
+	if (!st)
+		st = add_tolerance(&p->tol, t);
+	if (!st && (t->flops || t->bytes))
+		st = kf_buf_addf(&p->work, "%s%s%s%s%s", t->flops ? "flops = " : "", t->flops ? t->flops : "",
+				 t->flops && t->bytes ? ", " : "", t->bytes ? "minimum bytes moved = " : "",
+				 t->bytes ? t->bytes : "");
+	if (!st)
+		st = add_target(&p->target, in->device, in->arch);
+	if (!st)
+		st = add_facts(&p->facts, in->device, in->arch, in->clock);
+	if (!st)
+		st = add_baseline(&p->baseline, t, in->baseline);
+	if (!st)
+		st = add_source(&p->ref, in->reference_source);
+	if (!st)
+		st = kf_buf_addf(&p->level, "%d", t->level);
+	if (st)
+		return kf_err_set(err, st, "task text does not fit in the prompt");
+	trim_nl(&p->grammar);
+	trim_nl(&p->rules);
+	trim_nl(&p->answer);
+	trim_nl(&p->playbook);
+	{
+		struct kf_tmpl_var sv[] = {
+		    {"grammar", p->grammar.data}, {"rules", p->rules.data}, {"answer_format", ""}};
+		st = render_named("system.txt", sv, KF_ARRAY_SIZE(sv), system, err);
+	}
+	if (!st) {
+		struct kf_tmpl_var tv[] = {
+		    {"title", t->title},
+		    {"name", t->name},
+		    {"category", t->category},
+		    {"level", p->level.data},
+		    {"description", t->description},
+		    {"dims", p->dims.data},
+		    {"public_shapes", p->pub.data},
+		    {"timing_shapes", p->timing.data},
+		    {"tensors", p->tensors.data},
+		    {"params", p->params.data},
+		    {"tolerance", p->tol.data},
+		    {"work", p->work.data},
+		    {"target", p->target.data},
+		    {"facts", p->facts.data},
+		    {"baseline", p->baseline.data},
+		    {"playbook", p->playbook.data},
+		    {"reference", p->ref.data},
+		};
+		st = render_named("task.txt", tv, KF_ARRAY_SIZE(tv), user, err);
+	}
+	if (!st) {
+		trim_nl(user);
+		st = kf_buf_adds(user, "\n\n");
+	}
+	return st;
+}
+
 enum kf_status kf_prompt_build(const struct kf_prompt_input *in, struct kf_buf *system, struct kf_buf *user,
-			       struct kf_err *err)
+			       size_t *user_static, struct kf_err *err)
 {
 	const struct kf_task *t = in->task;
 	enum kf_edit_mode mode = in->parent_source ? in->mode : KF_EDIT_FULL;
-	struct kf_buf grammar = KF_BUF_INIT(TEMPLATE_MAX_BYTES), answer = KF_BUF_INIT(TEMPLATE_MAX_BYTES);
-	struct kf_buf dims = KF_BUF_INIT(FIELD_MAX), pub = KF_BUF_INIT(FIELD_MAX),
-		      timing = KF_BUF_INIT(FIELD_MAX);
-	struct kf_buf tensors = KF_BUF_INIT(FIELD_MAX), params = KF_BUF_INIT(FIELD_MAX),
-		      tol = KF_BUF_INIT(FIELD_MAX);
-	struct kf_buf work = KF_BUF_INIT(FIELD_MAX), target = KF_BUF_INIT(FIELD_MAX),
-		      ref = KF_BUF_INIT(SOURCE_MAX);
-	struct kf_buf examples = KF_BUF_INIT(EXAMPLES_MAX * (EXAMPLE_MAX + 1024)),
-		      parent = KF_BUF_INIT(SOURCE_MAX);
-	struct kf_buf feedback = KF_BUF_INIT(FIELD_MAX), level = KF_BUF_INIT(16);
-	enum kf_status st = KF_OK;
+	bool cpu = in->clock && !strcmp(in->clock, "cpu");
+	struct parts p;
+	enum kf_status st;
 
 	if (!t || !in->reference_source)
 		return kf_err_set(err, KF_ERR_INVALID, "a prompt needs a task and its reference source");
 	kf_err_clear(err);
-
-	st = render_named("grammar.txt", NULL, 0, &grammar, err);
-	if (!st)
-		st = render_named(mode == KF_EDIT_DIFF ? "edit_diff.txt" : "edit_full.txt", NULL, 0, &answer,
-				  err);
-	if (st)
+	parts_init(&p);
+	if ((st = build_static(in, mode, &p, system, user, err)))
 		goto out;
-	for (size_t i = 0; i < t->n_dims && !st; i++)
-		st = kf_buf_addf(&dims, "%s%s", i ? ", " : "", t->dims[i]);
-	if (!st)
-		st = add_shapes(&pub, t->shapes_public, t->n_public, t, false);
-	if (!st)
-		st = add_shapes(&timing, t->shapes_timing, t->n_timing, t, true);
-	if (!st)
-		st = add_tensors(&tensors, t);
-	if (!st)
-		st = add_params(&params, t);
-	if (!st)
-		st = add_tolerance(&tol, t);
-	if (!st && (t->flops || t->bytes))
-		st = kf_buf_addf(&work, "%s%s%s%s%s", t->flops ? "flops = " : "", t->flops ? t->flops : "",
-				 t->flops && t->bytes ? ", " : "", t->bytes ? "minimum bytes moved = " : "",
-				 t->bytes ? t->bytes : "");
-	if (!st)
-		st = add_target(&target, in->device, in->arch);
-	if (!st)
-		st = add_source(&ref, in->reference_source);
-	if (!st && in->parent_source)
-		st = add_source(&parent, in->parent_source);
-	if (!st)
-		st = kf_buf_addf(&level, "%d", t->level);
+	if (user_static)
+		*user_static = user->len;
+	if (in->parent_source)
+		st = add_source(&p.parent, in->parent_source);
+	if (!st && in->strategy)
+		st = kf_buf_add_truncated(&p.strategy, in->strategy, strlen(in->strategy));
+	if (!st && in->n_history)
+		st = add_history(&p.history, in);
+	for (size_t i = 0; !st && i < in->n_best && i < BEST_MAX; i++)
+		st = add_kernel(&p.best, &in->best[i], i == 0, in->clock);
+	if (!st && in->inspiration)
+		st = add_kernel(&p.inspiration, in->inspiration, true, in->clock);
+	if (!st && in->n_lessons)
+		st = add_lessons(&p.lessons, in);
+	if (!st && in->n_examples && cpu)
+		st = kf_buf_adds(
+		    &p.examples_cpu,
+		    "Their speedups are CPU-clock ratios from kforge's CPU backend (the same CUDA source run "
+		    "on the CPU): they say nothing about GPU speed, and what wins on the CPU can lose on a "
+		    "GPU.");
 	if (st) {
-		kf_err_set(err, st, "task text does not fit in the prompt");
+		kf_err_set(err, st, "the run's memory does not fit in the prompt");
 		goto out;
 	}
 	if (in->n_examples && in->examples)
-		st = add_examples(&examples, in, err);
+		st = add_examples(&p.examples, in, err);
 	if (!st && in->feedback && in->parent_source)
-		st = add_feedback(&feedback, in, err);
+		st = add_feedback(&p.feedback, in, err);
 	if (st)
 		goto out;
-	trim_nl(&grammar);
-	trim_nl(&answer);
-	trim_nl(&examples);
-	trim_nl(&feedback);
+	trim_nl(&p.examples);
+	trim_nl(&p.feedback);
 	{
-		struct kf_tmpl_var sv[] = {{"grammar", grammar.data}, {"answer_format", answer.data}};
-		st = render_named("system.txt", sv, KF_ARRAY_SIZE(sv), system, err);
-	}
-	if (!st) {
 		bool correct = in->feedback && in->feedback->correct;
 		struct kf_tmpl_var uv[] = {
-		    {"title", t->title},
-		    {"name", t->name},
-		    {"category", t->category},
-		    {"level", level.data},
-		    {"description", t->description},
-		    {"dims", dims.data},
-		    {"public_shapes", pub.data},
-		    {"timing_shapes", timing.data},
-		    {"tensors", tensors.data},
-		    {"params", params.data},
-		    {"tolerance", tol.data},
-		    {"work", work.data},
-		    {"target", target.data},
-		    {"reference", ref.data},
-		    {"examples", examples.data},
-		    {"parent", parent.data},
-		    {"feedback", feedback.data},
+		    {"strategy", p.strategy.data},
+		    {"examples", p.examples.data},
+		    {"examples_cpu", p.examples_cpu.data},
+		    {"lessons", p.lessons.data},
+		    {"run_best", p.best.data},
+		    {"inspiration", p.inspiration.data},
+		    {"parent", p.parent.data},
+		    {"history", p.history.data},
+		    {"feedback", p.feedback.data},
 		    {"correct", correct ? "yes" : ""},
-		    {"answer_format", answer.data},
+		    {"variant", in->variant},
+		    {"answer_format", p.answer.data},
 		};
 		st = render_named("user.txt", uv, KF_ARRAY_SIZE(uv), user, err);
 	}
 out:
-	kf_buf_release(&grammar);
-	kf_buf_release(&answer);
-	kf_buf_release(&dims);
-	kf_buf_release(&pub);
-	kf_buf_release(&timing);
-	kf_buf_release(&tensors);
-	kf_buf_release(&params);
-	kf_buf_release(&tol);
-	kf_buf_release(&work);
-	kf_buf_release(&target);
-	kf_buf_release(&ref);
-	kf_buf_release(&examples);
-	kf_buf_release(&parent);
-	kf_buf_release(&feedback);
-	kf_buf_release(&level);
+	parts_release(&p);
+	return st;
+}
+
+enum kf_status kf_prompt_build_strategies(const struct kf_prompt_input *in, int k, struct kf_buf *system,
+					  struct kf_buf *user, size_t *user_static, struct kf_err *err)
+{
+	struct parts p;
+	char kk[16];
+	enum kf_status st;
+	if (!in->task || !in->reference_source)
+		return kf_err_set(err, KF_ERR_INVALID, "a prompt needs a task and its reference source");
+	kf_err_clear(err);
+	parts_init(&p);
+	st = build_static(in, KF_EDIT_FULL, &p, system, user, err);
+	if (!st && user_static)
+		*user_static = user->len;
+	snprintf(kk, sizeof(kk), "%d", k);
+	if (!st) {
+		struct kf_tmpl_var v[] = {{"k", kk}};
+		st = render_named("strategies.txt", v, KF_ARRAY_SIZE(v), user, err);
+	}
+	parts_release(&p);
 	return st;
 }

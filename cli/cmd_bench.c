@@ -1053,17 +1053,19 @@ int cmd_bench(int argc, char **argv)
 					  budget_s);
 	c.budget_calls = budget_s ? (int64_t)v : 0;
 	if (strategy_s && !collect && !kf_strategy_parse(strategy_s, &c.strategy))
-		return kf_cli_usage_error("bench", "--strategy must be evo or mcts, not '%s'", strategy_s);
+		return kf_cli_usage_error("bench", "--strategy must be schedule, evo or mcts, not '%s'",
+					  strategy_s);
 	bool search = !from_dir && !collect && !slurm;
 	/* the provider as 'kforge optimize' picks it: --provider, then the keys and base URLs set */
 	if (provider_s) {
 		if (!kf_llm_provider_parse(provider_s, &c.llm.provider))
 			return kf_cli_usage_error(
 			    "bench", "--provider must be openai, anthropic or replay, not '%s'", provider_s);
-	} else if (base_url || getenv("OPENAI_API_KEY") || getenv("OPENAI_BASE_URL")) {
+	} else if (base_url) {
 		c.llm.provider = KF_LLM_OPENAI;
-	} else if (getenv("ANTHROPIC_API_KEY") || getenv("ANTHROPIC_BASE_URL")) {
-		c.llm.provider = KF_LLM_ANTHROPIC;
+	} else if (!kf_llm_provider_detect(model ? model : getenv("KFORGE_MODEL"), &c.llm.provider, NULL, 0,
+					   NULL)) {
+		/* the environment's provider; with both keys set, the model's (agent/models.c) */
 	} else if (search) {
 		kf_cli_error(
 		    "no LLM provider: set OPENAI_API_KEY (or OPENAI_BASE_URL or --base-url for a local "

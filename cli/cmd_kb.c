@@ -16,7 +16,8 @@
 static const char kb_help[] =
     "subcommands:\n"
     "  stats                          counts, tokens, spend, schema version\n"
-    "  list [runs|candidates|wins]    one line per record (default: runs); --run ID, --task NAME, --limit N\n"
+    "  list [runs|candidates|wins|calls]  one line per record (default: runs); --run ID, --task NAME,\n"
+    "                                 --limit N; calls: what each LLM call became, failures with reasons\n"
     "  show ID                        a candidate: source, lineage, verdicts, timings, the LLM exchange\n"
     "  show run:ID                    a run: settings, counters, its candidates\n"
     "  search TEXT                    full-text search over tasks and kernel sources/tags; --limit N\n"
@@ -260,6 +261,37 @@ static int list_win(void *ctx, const struct kf_kb_win *w)
 	return 0;
 }
 
+/* One LLM call: what it was for, what it became, and why a failed or unusable one was so. */
+static int list_call(void *ctx, const struct kf_kb_llm_call *c)
+{
+	struct list_ctx *l = ctx;
+	char why[200];
+	if (l->limit && l->n >= l->limit)
+		return 1;
+	l->n++;
+	const char *outcome = c->outcome && *c->outcome ? c->outcome : c->error ? "failed" : "-";
+	if (c->error)
+		snprintf(why, sizeof(why), "%s%s%s", c->failure && *c->failure ? c->failure : "",
+			 c->failure && *c->failure ? ": " : "", c->error);
+	else
+		snprintf(why, sizeof(why), "%s", c->reason && *c->reason ? c->reason : "");
+	if (l->arr) {
+		cJSON *o = kf_kb_llm_call_json(c);
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "prompt");
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "response");
+		cJSON_AddItemToArray(l->arr, o);
+		return 0;
+	}
+	if (l->n == 1)
+		printf("%6s %4s  %-10s %-10s %-8s %7s %7s %9s %8s  %s\n", "run", "seq", "purpose", "outcome",
+		       "finish", "in", "out", "cost", "latency", "reason");
+	printf("%6" PRId64 " %4d  %-10.10s %-10.10s %-8.8s %7" PRId64 " %7" PRId64 " %9.5f %7.1fs  %s\n",
+	       c->run_id, c->seq, c->purpose && *c->purpose ? c->purpose : "candidate", outcome,
+	       c->finish_reason && *c->finish_reason ? c->finish_reason : "-", c->tokens_in, c->tokens_out,
+	       c->cost_usd, c->latency_ms / 1000.0, why[0] ? why : "-");
+	return 0;
+}
+
 static int kb_list(struct kf_kb *kb, const struct kb_args *a)
 {
 	struct kf_err err = KF_ERR_INIT;
@@ -269,7 +301,7 @@ static int kb_list(struct kf_kb *kb, const struct kb_args *a)
 	enum kf_status s;
 
 	if (a->n_pos > 2)
-		return kf_cli_usage_error("kb", "'kb list' takes one of runs, candidates, wins");
+		return kf_cli_usage_error("kb", "'kb list' takes one of runs, candidates, wins, calls");
 	if (a->limit && !parse_id(a->limit, &l.limit))
 		return kf_cli_usage_error("kb", "--limit needs a positive number, not '%s'", a->limit);
 	if (a->run && !parse_id(a->run, &run_id))
@@ -285,9 +317,11 @@ static int kb_list(struct kf_kb *kb, const struct kb_args *a)
 		s = kf_kb_candidates_each(kb, run_id, list_cand, &l, &err);
 	} else if (!strcmp(what, "wins")) {
 		s = kf_kb_wins_each(kb, list_win, &l, &err);
+	} else if (!strcmp(what, "calls")) {
+		s = kf_kb_llm_calls_each(kb, run_id, list_call, &l, &err);
 	} else {
 		cJSON_Delete(l.arr);
-		return kf_cli_usage_error("kb", "cannot list '%s' (runs, candidates or wins)", what);
+		return kf_cli_usage_error("kb", "cannot list '%s' (runs, candidates, wins or calls)", what);
 	}
 	if (s) {
 		cJSON_Delete(l.arr);

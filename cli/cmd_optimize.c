@@ -20,17 +20,27 @@ static const char help[] =
     "is recorded in the knowledge base. Writes DIR/best.cu (when a verified candidate beats the\n"
     "reference), DIR/report.md and DIR/report.html.\n\n"
     "options:\n"
-    "  --strategy S          evo (islands, MAP-Elites cells, migration; default) or mcts (UCT tree)\n"
-    "  --provider P          openai, anthropic or replay (default: from the environment: openai when\n"
-    "                        OPENAI_API_KEY or OPENAI_BASE_URL is set, else anthropic when\n"
-    "                        ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set)\n"
+    "  --strategy S          schedule (default: seeds for a fifth of the calls, repairs of promising\n"
+    "                        failures, serial refinement of the top kernels), evo (islands, MAP-Elites\n"
+    "                        cells, migration) or mcts (UCT over strategies and kernels)\n"
+    "  --provider P          openai, anthropic or replay (default: the one configured in the\n"
+    "                        environment, OPENAI_API_KEY/OPENAI_BASE_URL or ANTHROPIC_API_KEY/\n"
+    "                        ANTHROPIC_BASE_URL; with both, the one the model name belongs to)\n"
     "  --model NAME          model (default $KFORGE_MODEL)\n"
     "  --base-url URL        API endpoint (default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else public)\n"
-    "  --max-tokens N        reply limit per request (default 8192)\n"
-    "  --max-tokens-field F  openai body field for it: max_completion_tokens (default) or max_tokens\n"
-    "  --timeout SEC         per HTTP attempt (default 600)\n"
-    "  --budget-calls N      LLM requests at most (default 20)\n"
-    "  --budget-usd X        stop submitting once this much was spent\n"
+    "  --max-tokens N        reply limit per request, reasoning included (default: 32768 for a\n"
+    "                        reasoning model, 8192 otherwise, never above the model's cap)\n"
+    "  --max-tokens-field F  openai chat field for it: max_completion_tokens (default) or max_tokens\n"
+    "  --reasoning-effort L  none, minimal, low, medium, high, xhigh or max: OpenAI reasoning effort,\n"
+    "                        Anthropic output_config.effort (levels the model takes: "
+    "agent/data/models.json)\n"
+    "  --thinking-budget N   Anthropic extended thinking with N >= 1024 budget tokens\n"
+    "  --temperature T       sampling temperature (models that take one)\n"
+    "  --timeout SEC         per HTTP attempt (default 600, 1800 for a reasoning model)\n"
+    "  --budget-calls N      LLM requests at most (default 20; from 8 on, the first asks for 4\n"
+    "                        strategies that the seeds then implement)\n"
+    "  --budget-usd X        stop submitting once this much was spent (the model needs a price)\n"
+    "  --price-in X, --price-out Y   USD per 1M input/output tokens for a model the price table lacks\n"
     "  --time-limit SEC      stop submitting after this long\n"
     "  --concurrency N       LLM requests in flight (default 4); replay reproduces a run with the same\n"
     "                        --seed and --concurrency\n"
@@ -41,10 +51,13 @@ static const char help[] =
     "  --resume RUN          continue an interrupted (or finished) run from the knowledge base\n"
     "  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
     "  --json                print only a JSON summary\n"
-    "The search stops submitting at a budget or after 8 candidates in a row without a new best.\n"
-    "On the cpu backend speedups are CPU-clock ratios, labelled (cpu); they are not GPU speed.\n"
+    "The search stops submitting at a budget, or after max(8, 30% of the budget) attempts in a row\n"
+    "without a significant improvement. It stops at once, exit 4, on an error that asking again cannot\n"
+    "fix (bad key, unknown model, no quota: checked before the first request too), and after 3 failed\n"
+    "calls or 3 refusals in a row. On the cpu backend speedups are CPU-clock ratios, labelled (cpu);\n"
+    "they are not GPU speed.\n"
     "exit: 0 run completed (improved or not), 2 bad input, 3 internal, 4 unavailable (no API key,\n"
-    "no GPU), 130 interrupted (resumable with --resume)\n";
+    "no GPU, the API refused), 130 interrupted (resumable with --resume)\n";
 
 struct live {
 	bool tty;
@@ -55,6 +68,10 @@ struct live {
 static void on_progress(void *ctx, const struct kf_optimize_progress *p)
 {
 	struct live *l = ctx;
+	if (p->warning) {
+		/* a warning is a diagnostic: stderr, whatever the terminal */
+		fprintf(stderr, "%swarning: %s\n", l->shown ? "\r\033[K" : "", p->warning);
+	}
 	if (!l->tty)
 		return;
 	int64_t failed = 0;
@@ -66,11 +83,15 @@ static void on_progress(void *ctx, const struct kf_optimize_progress *p)
 			 p->best_hi, l->clock);
 	else
 		snprintf(best, sizeof(best), "no improvement yet");
-	fprintf(stderr,
-		"\r\033[Krun %lld: %lld calls, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
-		(long long)p->run_id, (long long)p->calls, (long long)p->candidates,
-		(long long)p->by_verdict[KF_VERDICT_PASS], (long long)failed, best, p->spend_usd,
-		p->elapsed_s);
+	char trouble[64] = "";
+	if (p->calls_failed || p->replies_unusable)
+		snprintf(trouble, sizeof(trouble), " (%lld failed, %lld unusable)",
+			 (long long)p->calls_failed, (long long)p->replies_unusable);
+	fprintf(
+	    stderr,
+	    "\r\033[Krun %lld: %lld calls%s, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
+	    (long long)p->run_id, (long long)p->calls, trouble, (long long)p->candidates,
+	    (long long)p->by_verdict[KF_VERDICT_PASS], (long long)failed, best, p->spend_usd, p->elapsed_s);
 	l->shown = true;
 }
 
@@ -109,6 +130,18 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 			cJSON_AddNullToObject(o, "best_candidate_id");
 		}
 		cJSON_AddNumberToObject(o, "calls", (double)r->calls);
+		cJSON_AddNumberToObject(o, "calls_failed", (double)r->calls_failed);
+		cJSON_AddNumberToObject(o, "replies_unusable", (double)r->replies_unusable);
+		cJSON *fk = cJSON_AddObjectToObject(o, "failures"),
+		      *uk = cJSON_AddObjectToObject(o, "unusable");
+		for (size_t i = 0; i < r->n_failures; i++)
+			cJSON_AddNumberToObject(fk, r->failures[i].kind, (double)r->failures[i].n);
+		for (size_t i = 0; i < r->n_unusable; i++)
+			cJSON_AddNumberToObject(uk, r->unusable[i].kind, (double)r->unusable[i].n);
+		cJSON_AddNumberToObject(o, "strategies", r->n_strategies);
+		cJSON_AddStringToObject(o, "stop_reason", r->stop_reason);
+		if (r->warning[0])
+			cJSON_AddStringToObject(o, "warning", r->warning);
 		cJSON_AddNumberToObject(o, "candidates", (double)r->candidates);
 		cJSON_AddNumberToObject(o, "verified", (double)r->verified);
 		for (int i = 0; i < KF_VERDICT_COUNT; i++)
@@ -119,6 +152,8 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 		cJSON_AddNumberToObject(o, "spend_usd", r->spend_usd);
 		cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
 		cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
+		cJSON_AddNumberToObject(o, "tokens_cached", (double)r->tokens_cached);
+		cJSON_AddNumberToObject(o, "tokens_reasoning", (double)r->tokens_reasoning);
 		cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
 		cJSON_AddStringToObject(o, "best_path", r->best_path);
 		cJSON_AddStringToObject(o, "report_md", r->report_md);
@@ -132,6 +167,19 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 	printf("run %lld: %s; %lld calls, %lld candidates, %lld verified, $%.4f, %.1f s\n",
 	       (long long)r->run_id, r->status, (long long)r->calls, (long long)r->candidates,
 	       (long long)r->verified, r->spend_usd, r->elapsed_s);
+	if (r->calls_failed || r->replies_unusable) {
+		printf("trouble: %lld failed calls", (long long)r->calls_failed);
+		for (size_t i = 0; i < r->n_failures; i++)
+			printf("%s%lld %s", i ? ", " : " (", (long long)r->failures[i].n,
+			       r->failures[i].kind);
+		printf("%s; %lld unusable replies", r->n_failures ? ")" : "", (long long)r->replies_unusable);
+		for (size_t i = 0; i < r->n_unusable; i++)
+			printf("%s%lld %s", i ? ", " : " (", (long long)r->unusable[i].n,
+			       r->unusable[i].kind);
+		printf("%s\n", r->n_unusable ? ")" : "");
+	}
+	if (r->stop_reason[0])
+		printf("stopped: %s\n", r->stop_reason);
 	if (r->improved)
 		printf("improved: best candidate %lld is %.3fx faster than the reference (95%% CI %.3f-%.3f, "
 		       "%s clock%s)\n",
@@ -156,7 +204,7 @@ int cmd_optimize(int argc, char **argv)
 	const char *strategy = NULL, *provider = NULL, *model = NULL, *base_url = NULL, *bcalls = NULL,
 		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
 		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL,
-		   *pos[1];
+		   *effort = NULL, *thinking = NULL, *temp = NULL, *pin = NULL, *pout = NULL, *pos[1];
 	bool json = false;
 	const struct kf_opt opts[] = {
 	    {"strategy", true, &strategy, NULL},
@@ -176,6 +224,11 @@ int cmd_optimize(int argc, char **argv)
 	    {"max-tokens-field", true, &mtf, NULL},
 	    {"max-tokens", true, &mt, NULL},
 	    {"timeout", true, &tmo, NULL},
+	    {"reasoning-effort", true, &effort, NULL},
+	    {"thinking-budget", true, &thinking, NULL},
+	    {"temperature", true, &temp, NULL},
+	    {"price-in", true, &pin, NULL},
+	    {"price-out", true, &pout, NULL},
 	    {"json", false, NULL, &json},
 	};
 	size_t n_pos;
@@ -195,21 +248,19 @@ int cmd_optimize(int argc, char **argv)
 		return kf_cli_usage_error("optimize", "expected TASK");
 	memset(&o, 0, sizeof(o));
 	o.task_path = pos[0];
+	o.strategy = KF_STRATEGY_SCHEDULE;
 	if (strategy && !kf_strategy_parse(strategy, &o.strategy))
-		return kf_cli_usage_error("optimize", "unknown strategy '%s' (evo or mcts)", strategy);
+		return kf_cli_usage_error("optimize", "unknown strategy '%s' (schedule, evo or mcts)",
+					  strategy);
+	const char *model_name = model ? model : getenv("KFORGE_MODEL");
 	if (provider) {
 		if (!kf_llm_provider_parse(provider, &o.llm.provider))
 			return kf_cli_usage_error(
 			    "optimize", "unknown provider '%s' (openai, anthropic or replay)", provider);
 	} else if (replay) {
 		o.llm.provider = KF_LLM_REPLAY;
-	} else if (getenv("OPENAI_API_KEY") || getenv("OPENAI_BASE_URL")) {
-		o.llm.provider = KF_LLM_OPENAI;
-	} else if (getenv("ANTHROPIC_API_KEY") || getenv("ANTHROPIC_BASE_URL")) {
-		o.llm.provider = KF_LLM_ANTHROPIC;
-	} else {
-		kf_cli_error("no LLM provider: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) or "
-			     "ANTHROPIC_API_KEY, or use --provider replay --replay FILE");
+	} else if (kf_llm_provider_detect(model_name, &o.llm.provider, NULL, 0, &err)) {
+		kf_cli_error("%s", err.msg);
 		return KF_EXIT_UNAVAILABLE;
 	}
 	if (o.llm.provider == KF_LLM_REPLAY && !replay)
@@ -217,7 +268,7 @@ int cmd_optimize(int argc, char **argv)
 	if (replay && o.llm.provider != KF_LLM_REPLAY)
 		return kf_cli_usage_error("optimize", "--replay goes with --provider replay");
 	o.llm.replay_path = replay;
-	o.llm.model = model ? model : getenv("KFORGE_MODEL");
+	o.llm.model = model_name;
 	if (!o.llm.model && o.llm.provider == KF_LLM_REPLAY)
 		o.llm.model = "replay";
 	if (!o.llm.model)
@@ -239,6 +290,34 @@ int cmd_optimize(int argc, char **argv)
 			return kf_cli_usage_error("optimize", "--timeout needs seconds, not '%s'", tmo);
 		o.llm.timeout_ms = (int)(t * 1000);
 	}
+	if (effort) {
+		if (kf_llm_effort_parse(effort) < 0)
+			return kf_cli_usage_error(
+			    "optimize",
+			    "--reasoning-effort is none, minimal, low, medium, high, xhigh or max, "
+			    "not '%s'",
+			    effort);
+		o.llm.reasoning_effort = effort;
+	}
+	if (thinking) {
+		if (!kf_cli_parse_u64(thinking, &u) || u < 1024 || u > 1000000)
+			return kf_cli_usage_error(
+			    "optimize", "--thinking-budget needs 1024 to 1000000 tokens, not '%s'", thinking);
+		o.llm.thinking_budget = (int)u;
+	}
+	if (temp) {
+		char *end;
+		double t = strtod(temp, &end);
+		if (!*temp || *end || !isfinite(t) || t < 0 || t > 2)
+			return kf_cli_usage_error("optimize", "--temperature needs 0 to 2, not '%s'", temp);
+		o.llm.temperature = t;
+		o.llm.temperature_set = true;
+	}
+	if ((pin != NULL) != (pout != NULL))
+		return kf_cli_usage_error("optimize", "--price-in and --price-out go together");
+	if (pin && (!parse_pos_double(pin, &o.llm.price_in) || !parse_pos_double(pout, &o.llm.price_out)))
+		return kf_cli_usage_error("optimize",
+					  "--price-in/--price-out need positive USD per 1M tokens");
 	if (bcalls) {
 		if (!kf_cli_parse_u64(bcalls, &u) || !u || u > 1000000)
 			return kf_cli_usage_error(
@@ -313,8 +392,12 @@ int cmd_optimize(int argc, char **argv)
 		kf_cli_error("%s", err.msg);
 		if (res.run_id && !json)
 			fprintf(stderr, "run %lld recorded as failed\n", (long long)res.run_id);
-		if (st == KF_ERR_UNAVAILABLE)
+		if (st == KF_ERR_UNAVAILABLE) {
+			/* the API refused: what was done is still summarised (and reported) */
+			if (res.run_id)
+				print_summary(&res, json);
 			return KF_EXIT_UNAVAILABLE;
+		}
 		if (st == KF_ERR_INVALID || st == KF_ERR_PARSE || st == KF_ERR_NOTFOUND || st == KF_ERR_USAGE)
 			return KF_EXIT_USAGE;
 		return KF_EXIT_INTERNAL;

@@ -220,6 +220,7 @@ struct cJSON *kf_kb_candidate_json(struct kf_kb *kb, const struct kf_kb_candidat
 		cJSON_AddStringToObject(o, "source_hash", c->source_hash);
 		cJSON_AddStringToObject(o, "tags", c->tags);
 		cJSON_AddStringToObject(o, "change", c->change);
+		cJSON_AddNumberToObject(o, "strategy_no", c->strategy_no);
 		add_num(o, "created_at", c->created_at);
 	}
 	return o;
@@ -720,6 +721,7 @@ static enum kf_status imp_cand(struct importer *im, const cJSON *o, struct kf_er
 	c.edit_kind = jstr(o, "edit_kind");
 	c.tags = jstr(o, "tags");
 	c.change = jstr(o, "change");
+	c.strategy_no = (int)jint(o, "strategy_no");
 	c.created_at = jnum0(o, "created_at");
 	if ((s = kb_insert_candidate(im->kb, &c, &id, err)))
 		return s;

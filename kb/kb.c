@@ -652,10 +652,11 @@ enum kf_status kb_insert_candidate(struct kf_kb *kb, const struct kf_kb_candidat
 				   struct kf_err *err)
 {
 	static const char run_task[] = "SELECT task_id FROM runs WHERE id = ?1";
-	static const char ins[] = "INSERT INTO candidates (run_id, task_id, parent_id, parent2_id, "
-				  "llm_call_id, generation, island, "
-				  "node, edit_kind, source, source_hash, tags, change, created_at) "
-				  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	static const char ins[] =
+	    "INSERT INTO candidates (run_id, task_id, parent_id, parent2_id, "
+	    "llm_call_id, generation, island, "
+	    "node, edit_kind, source, source_hash, tags, change, created_at, strategy_no) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int64_t task_id = c->task_id;
@@ -700,6 +701,7 @@ enum kf_status kb_insert_candidate(struct kf_kb *kb, const struct kf_kb_candidat
 	kb_bind_str(st, 12, c->tags ? c->tags : tags.data);
 	kb_bind_str(st, 13, c->change);
 	sqlite3_bind_double(st, 14, c->created_at > 0 ? c->created_at : kb_now());
+	sqlite3_bind_int(st, 15, c->strategy_no);
 	s = step_done(kb, st, "cannot record a candidate", err);
 	kf_buf_release(&tags);
 	if (!s && id)
@@ -991,7 +993,7 @@ enum kf_status kf_kb_runs_each(struct kf_kb *kb, int64_t task_id, kf_kb_run_fn f
 
 #define CAND_COLS                                                                                            \
 	"id, run_id, task_id, parent_id, parent2_id, llm_call_id, generation, island, node, edit_kind, "     \
-	"source, source_hash, tags, change, created_at"
+	"source, source_hash, tags, change, created_at, strategy_no"
 static void cand_row(sqlite3_stmt *st, struct kf_kb_candidate *c)
 {
 	c->id = sqlite3_column_int64(st, 0);
@@ -1009,6 +1011,7 @@ static void cand_row(sqlite3_stmt *st, struct kf_kb_candidate *c)
 	c->tags = kb_col_str(st, 12);
 	c->change = kb_col_str(st, 13);
 	c->created_at = sqlite3_column_double(st, 14);
+	c->strategy_no = sqlite3_column_int(st, 15);
 }
 
 enum kf_status kf_kb_candidate_get(struct kf_kb *kb, int64_t id, kf_kb_candidate_fn fn, void *ctx,

@@ -125,6 +125,7 @@ struct kf_kb_candidate {
 	const char *tags;        /* technique tags, comma-separated; extracted from source when NULL */
 	const char *change;      /* what changed against the parent (free text); NULL: derived on read */
 	double created_at;
+	int strategy_no; /* schema 3: the proposed strategy its lineage follows, 1-based; 0: none */
 };
 
 /* One row of an evaluation's shape sweep (spec/verification.md's "shapes" array). */

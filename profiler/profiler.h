@@ -149,6 +149,8 @@ struct kf_peaks {
 	char arch[16];                    /* "sm_90" */
 	double flops[KF_PEAK_KIND_COUNT]; /* FLOP/s */
 	double dram_bytes_per_s;          /* B/s */
+	int sm_count;    /* table entries (datasheets); 0 from device facts (ask the device) */
+	double l2_bytes; /* table entries; 0 from device facts */
 };
 
 /* Built-in table (datasheet figures, cited in profiler/roofline.c) by product key: "h100", "h200",

@@ -13,26 +13,29 @@
  * (H100 "Hopper" whitepaper and H100/H200 datasheets, A100 datasheet, L40S datasheet, Ada whitepaper
  * (RTX 4090), A10 datasheet, GA102 whitepaper (RTX 3090), HGX B200 datasheet). Tensor figures are dense
  * (not the 2:4 sparse ones) with FP32 accumulation; GeForce parts run FP16 with FP32 accumulation at
- * half the rate of their workstation twins, hence the lower figures there. */
+ * half the rate of their workstation twins, hence the lower figures there. SM counts and L2 sizes are the
+ * datasheets' too (H100/H200 SXM: 132 SMs, 50 MB L2; read the device's own figures when one is present). */
 /* clang-format off */
 #define T 1e12
 #define TBS 1e12
+#define MIB (1024.0 * 1024.0)
 static const struct {
 	const char *key;
 	struct kf_peaks p;
 } peak_table[] = {
-	/*                                        f64        f32        tf32 tc     f16 tc      DRAM */
-	{"h100", {"NVIDIA H100 SXM (table)", "sm_90", {34.0 * T, 67.0 * T, 494.7 * T, 989.4 * T}, 3.35 * TBS}},
-	{"h200", {"NVIDIA H200 SXM (table)", "sm_90", {34.0 * T, 67.0 * T, 494.7 * T, 989.4 * T}, 4.8 * TBS}},
-	{"a100", {"NVIDIA A100 SXM 80GB (table)", "sm_80", {9.7 * T, 19.5 * T, 156.0 * T, 312.0 * T}, 2.039 * TBS}},
-	{"l40s", {"NVIDIA L40S (table)", "sm_89", {1.43 * T, 91.6 * T, 183.0 * T, 362.05 * T}, 0.864 * TBS}},
-	{"rtx4090", {"NVIDIA GeForce RTX 4090 (table)", "sm_89", {1.29 * T, 82.6 * T, 82.6 * T, 165.2 * T}, 1.008 * TBS}},
-	{"a10", {"NVIDIA A10 (table)", "sm_86", {0.98 * T, 31.2 * T, 62.5 * T, 125.0 * T}, 0.600 * TBS}},
-	{"rtx3090", {"NVIDIA GeForce RTX 3090 (table)", "sm_86", {0.56 * T, 35.6 * T, 35.6 * T, 71.0 * T}, 0.936 * TBS}},
-	{"b200", {"NVIDIA B200 (table)", "sm_100", {40.0 * T, 80.0 * T, 1100.0 * T, 2250.0 * T}, 8.0 * TBS}},
+	/*                                        f64        f32        tf32 tc     f16 tc      DRAM       SMs  L2 */
+	{"h100", {"NVIDIA H100 SXM (table)", "sm_90", {34.0 * T, 67.0 * T, 494.7 * T, 989.4 * T}, 3.35 * TBS, 132, 50 * MIB}},
+	{"h200", {"NVIDIA H200 SXM (table)", "sm_90", {34.0 * T, 67.0 * T, 494.7 * T, 989.4 * T}, 4.8 * TBS, 132, 50 * MIB}},
+	{"a100", {"NVIDIA A100 SXM 80GB (table)", "sm_80", {9.7 * T, 19.5 * T, 156.0 * T, 312.0 * T}, 2.039 * TBS, 108, 40 * MIB}},
+	{"l40s", {"NVIDIA L40S (table)", "sm_89", {1.43 * T, 91.6 * T, 183.0 * T, 362.05 * T}, 0.864 * TBS, 142, 96 * MIB}},
+	{"rtx4090", {"NVIDIA GeForce RTX 4090 (table)", "sm_89", {1.29 * T, 82.6 * T, 82.6 * T, 165.2 * T}, 1.008 * TBS, 128, 72 * MIB}},
+	{"a10", {"NVIDIA A10 (table)", "sm_86", {0.98 * T, 31.2 * T, 62.5 * T, 125.0 * T}, 0.600 * TBS, 72, 6 * MIB}},
+	{"rtx3090", {"NVIDIA GeForce RTX 3090 (table)", "sm_86", {0.56 * T, 35.6 * T, 35.6 * T, 71.0 * T}, 0.936 * TBS, 82, 6 * MIB}},
+	{"b200", {"NVIDIA B200 (table)", "sm_100", {40.0 * T, 80.0 * T, 1100.0 * T, 2250.0 * T}, 8.0 * TBS, 148, 126 * MIB}},
 };
 #undef T
 #undef TBS
+#undef MIB
 /* clang-format on */
 
 /* FLOP per clock per SM, the per-SM building block of the peaks above (an FMA is 2 FLOPs):

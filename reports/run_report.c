@@ -45,8 +45,20 @@ struct rr_timing {
 	double median_ms, ref_median_ms, speedup, lo, hi;
 };
 
+/* What went wrong with the run's LLM calls: one row per (outcome, kind), counted, with the first reason. */
+struct rr_problem {
+	char outcome[16]; /* "failed" or "unusable" */
+	char kind[32];    /* failure kind, or the unusable reply's reason class */
+	int64_t n;
+	char reason[240];
+};
+#define RR_MAX_PROBLEMS 16
+
 struct rr {
 	bool found;
+	int64_t n_calls_seen, n_failed, n_unusable;
+	struct rr_problem problems[RR_MAX_PROBLEMS];
+	size_t n_problems;
 	struct kf_kb_run run; /* strings below own the run's text */
 	char *uid, *strategy, *provider, *model, *backend, *config, *status;
 	cJSON *run_json;
@@ -122,6 +134,54 @@ static int on_cand(void *ctx, const struct kf_kb_candidate *c)
 	d->change = dup0(c->change);
 	if (!d->edit_kind || !d->source || !d->change)
 		x->oom = true;
+	return 0;
+}
+
+/* The kind of an unusable reply: the recorded reason starts with it ("edits_not_applied: ..."; older
+ * records: guessed from the words). */
+static const char *unusable_class(const char *reason, char *buf, size_t n)
+{
+	size_t k = strspn(reason, "abcdefghijklmnopqrstuvwxyz_");
+	if (k > 0 && k < n && reason[k] == ':') {
+		snprintf(buf, n, "%.*s", (int)k, reason);
+		return buf;
+	}
+	if (strstr(reason, "SEARCH/REPLACE"))
+		return "edits_not_applied";
+	if (strstr(reason, "token limit") || strstr(reason, "cut off"))
+		return "cut_off";
+	if (strstr(reason, "strategies"))
+		return "no_strategies";
+	return "no_kernel";
+}
+
+static int on_call(void *ctx, const struct kf_kb_llm_call *c)
+{
+	struct rr *x = ctx;
+	const char *outcome = c->outcome && *c->outcome ? c->outcome : c->error ? "failed" : "";
+	x->n_calls_seen++;
+	if (strcmp(outcome, "failed") && strcmp(outcome, "unusable"))
+		return 0;
+	const char *why = c->error ? c->error : c->reason ? c->reason : "";
+	char kbuf[32];
+	const char *kind = !strcmp(outcome, "failed") ? (c->failure && *c->failure ? c->failure : "http")
+						      : unusable_class(why, kbuf, sizeof(kbuf));
+	if (!strcmp(outcome, "failed"))
+		x->n_failed++;
+	else
+		x->n_unusable++;
+	for (size_t i = 0; i < x->n_problems; i++)
+		if (!strcmp(x->problems[i].outcome, outcome) && !strcmp(x->problems[i].kind, kind)) {
+			x->problems[i].n++;
+			return 0;
+		}
+	if (x->n_problems < RR_MAX_PROBLEMS) {
+		struct rr_problem *p = &x->problems[x->n_problems++];
+		snprintf(p->outcome, sizeof(p->outcome), "%s", outcome);
+		snprintf(p->kind, sizeof(p->kind), "%s", kind);
+		snprintf(p->reason, sizeof(p->reason), "%s", why);
+		p->n = 1;
+	}
 	return 0;
 }
 
@@ -217,6 +277,7 @@ static enum kf_status rr_load(struct kf_kb *kb, int64_t run_id, struct rr *x, st
 	if ((st = kf_kb_task_get(kb, x->run.task_id, on_task, x, err)) ||
 	    (st = kf_kb_candidates_each(kb, run_id, on_cand, x, err)) ||
 	    (st = kf_kb_evals_each(kb, run_id, 0, on_eval, x, err)) ||
+	    (st = kf_kb_llm_calls_each(kb, run_id, on_call, x, err)) ||
 	    (st = kf_kb_run_best(kb, run_id, NULL, &x->best_id, &x->best_speedup, err)))
 		return st;
 	if (x->best_id && (st = kf_kb_timings_each(kb, 0, x->best_id, on_timing, x, err)))
@@ -440,7 +501,23 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 	ADD("| spend | %lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s |\n",
 	    (long long)x->run.n_calls, (long long)x->run.tokens_in, (long long)x->run.tokens_out,
 	    x->run.spend_usd, f->elapsed_s);
-	ADD("| candidates | %zu (%lld verified) |\n\n", x->n, (long long)f->n_verified);
+	ADD("| candidates | %zu (%lld verified) |\n", x->n, (long long)f->n_verified);
+	ADD("| LLM calls | %lld: %lld failed, %lld unusable replies |\n\n", (long long)x->n_calls_seen,
+	    (long long)x->n_failed, (long long)x->n_unusable);
+	if (x->n_problems) {
+		ADD("## LLM calls that gave nothing\n\n| what | kind | calls | reason (first seen) "
+		    "|\n|---|---|---:|---|\n");
+		for (size_t i = 0; i < x->n_problems; i++) {
+			ADD("|");
+			CELL(x->problems[i].outcome);
+			CELL(x->problems[i].kind);
+			ADD(" %lld |", (long long)x->problems[i].n);
+			excerpt(tmp, 200, x->problems[i].reason);
+			CELL(tmp);
+			ADD("\n");
+		}
+		ADD("\n");
+	}
 
 	if (x->best_id) {
 		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
@@ -710,6 +787,22 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	} else {
 		ADD("<p class=\"note\">No candidates were recorded.</p>\n");
 	}
+	ADD("<h2>LLM calls</h2>\n<p>%lld calls: %lld failed, %lld unusable replies.</p>\n",
+	    (long long)x->n_calls_seen, (long long)x->n_failed, (long long)x->n_unusable);
+	if (x->n_problems) {
+		ADD("<table><tr><th>what</th><th>kind</th><th>calls</th><th>reason (first seen)</th></tr>\n");
+		for (size_t i = 0; i < x->n_problems; i++) {
+			ADD("<tr><td class=\"fail\">");
+			ESC(x->problems[i].outcome);
+			ADD("</td><td>");
+			ESC(x->problems[i].kind);
+			ADD("</td><td class=\"num\">%lld</td><td>", (long long)x->problems[i].n);
+			excerpt(tmp, 240, x->problems[i].reason);
+			ESC(tmp);
+			ADD("</td></tr>\n");
+		}
+		ADD("</table>\n");
+	}
 	ADD("<h2>Attempts</h2>\n<table><tr><th>candidate</th><th>parent</th><th>edit</th><th>verdict</th>"
 	    "<th>speedup</th><th>reason</th></tr>\n");
 	for (size_t i = 0; i < x->n; i++) {
@@ -806,6 +899,19 @@ static cJSON *render_json(const struct rr *x, const struct rr_facts *f)
 		excerpt(tmp, 300, c->reason);
 		cJSON_AddStringToObject(e, "reason", tmp);
 		cJSON_AddNumberToObject(e, "speedup", c->speedup);
+		cJSON_AddItemToArray(a, e);
+	}
+	j = cJSON_AddObjectToObject(o, "calls");
+	cJSON_AddNumberToObject(j, "total", (double)x->n_calls_seen);
+	cJSON_AddNumberToObject(j, "failed", (double)x->n_failed);
+	cJSON_AddNumberToObject(j, "unusable", (double)x->n_unusable);
+	a = cJSON_AddArrayToObject(j, "problems");
+	for (size_t i = 0; a && i < x->n_problems; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "outcome", x->problems[i].outcome);
+		cJSON_AddStringToObject(e, "kind", x->problems[i].kind);
+		cJSON_AddNumberToObject(e, "calls", (double)x->problems[i].n);
+		cJSON_AddStringToObject(e, "reason", x->problems[i].reason);
 		cJSON_AddItemToArray(a, e);
 	}
 	j = cJSON_AddObjectToObject(o, "spend");

@@ -18,6 +18,10 @@ ALTER TABLE llm_calls ADD COLUMN tokens_reasoning INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE llm_calls ADD COLUMN endpoint TEXT NOT NULL DEFAULT '';
 UPDATE llm_calls SET outcome = 'failed' WHERE error IS NOT NULL;
 
+-- The proposed strategy a candidate's lineage follows, 1-based (0: none), so a resumed run gives each island
+-- and strategy node back its own.
+ALTER TABLE candidates ADD COLUMN strategy_no INTEGER NOT NULL DEFAULT 0;
+
 -- One lesson per evaluated attempt worth remembering: a failure (verdict and its reason) or a verified
 -- kernel that was not faster. clock is the timing class of the run that learnt it (gpu, cpu, model),
 -- arch the target ('sm_90', 'cpu'), so a prompt only gets lessons that hold where it runs.

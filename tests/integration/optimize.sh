@@ -65,12 +65,15 @@ for strat in evo mcts; do
 		ok "$strat: every candidate has a parent and its llm call" || bad "$strat: lineage gaps"
 	[ "$(sql "$db" "select status from runs where id=$run")" = budget ] && ok "$strat: run marked budget" ||
 		bad "$strat: run status $(sql "$db" "select status from runs where id=$run")"
-	# the request log: prompt i+1 carries the feedback of reply i's failure
-	n=$(wc -l <"$TMP/log.jsonl")
+	# the request log: the pre-flight model check, then 4 requests; prompt i+1 carries the feedback of reply i
+	jq -s '[.[] | select(.method == "POST")]' "$TMP/log.jsonl" >"$TMP/posts.json"
+	n=$(jq length "$TMP/posts.json")
 	[ "$n" = 4 ] && ok "$strat: 4 requests reached the server" || bad "$strat: $n requests"
-	jq -s -e '.[1].body.messages | tostring | test("undeclared_scale") and test("compile_error")' "$TMP/log.jsonl" >/dev/null &&
+	jq -s -e '[.[] | select(.method == "GET")] | length == 1 and .[0].path == "/v1/models/gpt-4o-mini"' "$TMP/log.jsonl" >/dev/null &&
+		ok "$strat: one pre-flight model check before them" || bad "$strat: pre-flight: $(jq -c 'select(.method=="GET")' "$TMP/log.jsonl")"
+	jq -e '.[1].body.messages | tostring | test("undeclared_scale") and test("compile_error")' "$TMP/posts.json" >/dev/null &&
 		ok "$strat: the compile error's log is in the next prompt" || bad "$strat: no compile feedback in prompt 2"
-	jq -s -e '.[2].body.messages | tostring | test("wrong_output") and test("Failing check")' "$TMP/log.jsonl" >/dev/null &&
+	jq -e '.[2].body.messages | tostring | test("wrong_output") and test("Failing check")' "$TMP/posts.json" >/dev/null &&
 		ok "$strat: the wrong kernel's failing check is in the next prompt" || bad "$strat: no wrong-output feedback in prompt 3"
 	jq -s -e 'map(.body.messages | tostring) | all(test("1031|N=77|\"N\": ?77") | not)' "$TMP/log.jsonl" >/dev/null &&
 		ok "$strat: no hidden shape in any prompt" || bad "$strat: a hidden shape value leaked into a prompt"
@@ -87,13 +90,16 @@ expect_exit 0 "anthropic: optimize completes" -- env -u OPENAI_API_KEY -u OPENAI
 	--budget-calls 2 --seed 3 --db "$TMP/anth.db" --out "$TMP/out-anth" --json
 jq -e '.improved and .calls == 2' <<<"$OUT_TXT" >/dev/null && ok "anthropic: provider from the environment, improved" ||
 	bad "anthropic: $OUT_TXT"
-jq -s -e 'length == 2 and all(.path == "/v1/messages" and (.body.max_tokens | type) == "number" and (.body.system | type) == "string")' \
-	"$TMP/log.jsonl" >/dev/null && ok "anthropic: messages requests with max_tokens and a system prompt" || bad "anthropic: requests"
+jq -s -e 'map(select(.method == "POST")) | length == 2 and all(.path == "/v1/messages" and (.body.max_tokens | type) == "number"
+	and .body.system[0].cache_control.type == "ephemeral" and .body.messages[0].content[0].cache_control.type == "ephemeral"
+	and (.body.messages[0].content[1].text | test("Your job")))' \
+	"$TMP/log.jsonl" >/dev/null && ok "anthropic: messages requests with max_tokens, the static prefix marked for the prompt cache" ||
+	bad "anthropic: requests $(head -c 600 "$TMP/log.jsonl")"
 
 # replay: export the evo run, replay it with the same seed and concurrency into a fresh database
 run=$(jq -r .run_id "$TMP/evo.json")
 expect_exit 0 "kb export of the evo run" -- "$KFORGE" kb export --run "$run" --db "$TMP/evo.db" "$TMP/evo.jsonl"
-expect_exit 0 "replay of the exported run completes" -- "$KFORGE" optimize "$TASK" --provider replay \
+expect_exit 0 "replay of the exported run completes" -- "$KFORGE" optimize "$TASK" --provider replay --strategy evo --budget-calls 4 \
 	--replay "$TMP/evo.jsonl" --backend cpu --concurrency 1 --seed 7 --db "$TMP/replay.db" --out "$TMP/out-replay" --json
 rrun=$(jq -r .run_id <<<"$OUT_TXT")
 q="select c.source_hash, coalesce(p.source_hash,''), c.edit_kind, coalesce(e.verdict,'-') from candidates c left join candidates p on p.id=c.parent_id left join evaluations e on e.candidate_id=c.id where c.run_id=RUN order by c.id"
@@ -105,10 +111,14 @@ cmp -s "$TMP/out-replay/best.cu" "$DATA/fast.cu" && ok "replay: same best.cu" ||
 # the README's main job (make demo) replays the committed transcript offline
 expect_exit 0 "demo: the committed transcript replays" -- "$KFORGE" optimize "$TOP/tasks/examples/vector_add_f32/task.json" \
 	--provider replay --replay "$TOP/tests/data/demo/vector_add_f32.jsonl" --backend cpu --concurrency 1 --seed 42 \
-	--out "$TMP/demo" --db "$TMP/demo/kforge.db"
+	--budget-calls 8 --out "$TMP/demo" --db "$TMP/demo/kforge.db"
 grep -q "^improved: " <<<"$OUT_TXT" && grep -q "report: $TMP/demo/report.md" <<<"$OUT_TXT" &&
 	ok "demo: improved, and says where the report is" || bad "demo: $OUT_TXT"
-[ "$(sql "$TMP/demo/kforge.db" "select group_concat(v, ' ') from (select coalesce(e.verdict,'-') v from candidates c left join evaluations e on e.candidate_id=c.id order by c.id)")" = "- out_of_bounds pass pass" ] &&
-	ok "demo: out_of_bounds at a hidden shape, then two verified kernels" || bad "demo: verdicts differ"
+[ "$(sql "$TMP/demo/kforge.db" "select group_concat(v, ' ') from (select coalesce(e.verdict,'-') v from candidates c left join evaluations e on e.candidate_id=c.id order by c.id)")" = "- out_of_bounds pass pass pass pass compile_error pass" ] &&
+	ok "demo: out_of_bounds at a hidden shape, its repair, refinements, a compile error and its fix" ||
+	bad "demo: verdicts $(sql "$TMP/demo/kforge.db" "select group_concat(v, ' ') from (select coalesce(e.verdict,'-') v from candidates c left join evaluations e on e.candidate_id=c.id order by c.id)")"
+[ "$(sql "$TMP/demo/kforge.db" "select purpose || '/' || outcome from llm_calls where seq = 0")" = strategies/strategies ] &&
+	[ "$(sql "$TMP/demo/kforge.db" "select count(distinct strategy_no) from candidates where edit_kind = 'seed'")" = 2 ] &&
+	ok "demo: the first call proposes strategies; the two seeds implement different ones" || bad "demo: strategies"
 
 finish

@@ -253,4 +253,56 @@ static void test_random_splices(void)
 	free(parent);
 }
 
-KF_TEST_MAIN(TEST(test_corpus), TEST(test_apply_edits), TEST(test_garbage), TEST(test_random_splices))
+static void test_rationale(void)
+{
+	static const struct {
+		const char *reply, *want;
+	} cases[] = {
+	    {"Change: vectorize the loads with float4\n\n```cuda\nx\n```\n",
+	     "vectorize the loads with float4"},
+	    {"**Change:** one warp per row, shuffles for the sum\n```cuda\n// Change: not this\n```",
+	     "one warp per row, shuffles for the sum"},
+	    {"The kernel is memory-bound. Loading four floats at a time halves the "
+	     "instructions:\n```cuda\nx\n```",
+	     "The kernel is memory-bound."},
+	    {"```cuda\n// only code\n```\n", ""},
+	    {"<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", ""},
+	    {"- Rationale - fuse the two passes\x01 into one\n", "fuse the two passes into one"},
+	};
+	char out[200];
+	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
+		kf_parse_rationale(cases[i].reply, strlen(cases[i].reply), out, sizeof(out));
+		CHECKF(!strcmp(out, cases[i].want), "case %zu: '%s'", i, out);
+	}
+	/* bounded */
+	char big[600];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	memcpy(big, "Change: ", 8);
+	kf_parse_rationale(big, strlen(big), out, 20);
+	CHECK_EQ_INT(strlen(out), 19);
+}
+
+static void test_strategies(void)
+{
+	const char *reply = "Here are four approaches.\n\n"
+			    "1. **Warp per row**: one warp per row, shuffles for max and sum (memory bound)\n"
+			    "2) Block per row: a block per row with a shared-memory stage for long rows\n"
+			    "3. Online softmax: one pass for max and sum, then one write\n"
+			    "3. Online softmax: the same again\n"
+			    "4. x: short\n"
+			    "```\n5. In code: not a strategy line at all\n```\n"
+			    "5. Vectorized: float4 loads with a scalar tail and a grid-stride loop\n";
+	struct kf_parse_strategy st[8];
+	int n = kf_parse_strategies(reply, strlen(reply), st, 8);
+	CHECK_EQ_INT(n, 4);
+	CHECK_STR(st[0].name, "Warp per row");
+	CHECK_STR(st[0].text, "one warp per row, shuffles for max and sum (memory bound)");
+	CHECK_STR(st[2].name, "Online softmax");
+	CHECK_STR(st[3].name, "Vectorized");
+	CHECK_EQ_INT(kf_parse_strategies(reply, strlen(reply), st, 2), 2);
+	CHECK_EQ_INT(kf_parse_strategies("no list here", 12, st, 8), 0);
+}
+
+KF_TEST_MAIN(TEST(test_rationale), TEST(test_strategies), TEST(test_corpus), TEST(test_apply_edits),
+	     TEST(test_garbage), TEST(test_random_splices))

@@ -100,10 +100,16 @@ static void test_first_prompt(void)
 	in.reference_source = ref;
 	in.device = &dev;
 	in.mode = KF_EDIT_DIFF; /* no parent: falls back to a full rewrite */
-	CHECKF(kf_prompt_build(&in, &sys, &user, &err) == KF_OK, "%s", err.msg);
+	CHECKF(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK, "%s", err.msg);
 	CHECK_CONTAINS(sys.data, "// kforge:launch  KERNEL grid=");
-	CHECK_CONTAINS(sys.data, "complete new kernel file");
+	/* the answer format is in the user message: the system text stays the same for every request (the
+	 * prompt cache keeps it) */
+	CHECK_CONTAINS(user.data, "complete new kernel file");
+	CHECK_CONTAINS(user.data, "Change: <what you changed");
 	CHECK(!strstr(sys.data, "SEARCH/REPLACE"));
+	CHECK(!strstr(user.data, "SEARCH/REPLACE"));
+	CHECK_CONTAINS(sys.data, "## What this harness allows");
+	CHECK_CONTAINS(sys.data, "wgmma");
 	CHECK_CONTAINS(user.data, "# Task: Row-wise softmax, fp32 (`softmax_rows_f32`, softmax, level 1)");
 	CHECK_CONTAINS(user.data, "sum_j exp(x[b, j])");
 	CHECK_CONTAINS(user.data, "- B=64 N=1000\n- B=16 N=4096\n");
@@ -130,13 +136,13 @@ static void test_first_prompt(void)
 	kf_buf_reset(&user);
 	in.device = NULL;
 	in.arch = "sm_80";
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK);
 	CHECK_CONTAINS(user.data, "CUDA architecture sm_80 (device limits unknown");
 	{
 		kf_buf_reset(&sys);
 		kf_buf_reset(&user);
 		in.device = &cpu;
-		CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+		CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK);
 		CHECK_CONTAINS(user.data, "CPU backend (AMD EPYC, 2 threads)");
 		CHECK_CONTAINS(user.data, "cannot run inline PTX");
 	}
@@ -144,11 +150,11 @@ static void test_first_prompt(void)
 	{
 		struct kf_buf tiny = KF_BUF_INIT(100);
 		kf_buf_reset(&sys);
-		CHECK(kf_prompt_build(&in, &sys, &tiny, &err) == KF_ERR_LIMIT);
+		CHECK(kf_prompt_build(&in, &sys, &tiny, NULL, &err) == KF_ERR_LIMIT);
 		kf_buf_release(&tiny);
 	}
 	in.task = NULL;
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_ERR_INVALID);
+	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_ERR_INVALID);
 	kf_buf_release(&sys);
 	kf_buf_release(&user);
 	kf_buf_release(&r);
@@ -200,8 +206,8 @@ static void test_feedback_prompts(void)
 	fb.profile_text = "time 12.5 us, speedup 1.8x [1.7, 1.9], 71% of DRAM peak";
 	fb.edits_total = 3;
 	fb.edits_unmatched = 2;
-	CHECKF(kf_prompt_build(&in, &sys, &user, &err) == KF_OK, "%s", err.msg);
-	CHECK_CONTAINS(sys.data, "SEARCH/REPLACE blocks");
+	CHECKF(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK, "%s", err.msg);
+	CHECK_CONTAINS(user.data, "SEARCH/REPLACE blocks");
 	CHECK_CONTAINS(user.data, "## Current kernel");
 	CHECK_CONTAINS(user.data, "/* PARENT */ }\n```\n");
 	CHECK_CONTAINS(
@@ -231,7 +237,7 @@ static void test_feedback_prompts(void)
 	fb.failing_shape = &pub;
 	fb.compile_log = NULL;
 	fb.failing_check = "NaN in y[0, 999]";
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK);
 	CHECK_CONTAINS(user.data, "At shape: B=64 N=1000");
 	CHECK(!strstr(user.data, "Compiler output"));
 
@@ -243,7 +249,7 @@ static void test_feedback_prompts(void)
 					     "time 12.5 us, speedup 1.8x [1.7, 1.9], 71% of DRAM peak, "
 					     "occupancy 50%, 40 registers, 0 spills",
 					 .max_error = -1};
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK);
 	CHECK_CONTAINS(user.data, "Verdict: correct\nProfile:\n```\ntime 12.5 us, speedup 1.8x [1.7, 1.9]");
 	CHECK_CONTAINS(user.data, "The current kernel is correct. Make it faster");
 	CHECK(!strstr(user.data, "Failing check"));
@@ -254,7 +260,7 @@ static void test_feedback_prompts(void)
 	kf_buf_reset(&sys);
 	kf_buf_reset(&user);
 	in.mode = KF_EDIT_FULL;
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
+	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK);
 	CHECK(!strstr(sys.data, "SEARCH/REPLACE"));
 	CHECK_CONTAINS(user.data, "complete new kernel file");
 
@@ -275,20 +281,24 @@ static void test_template_override(void)
 
 	if (!t || !mkdtemp(dir))
 		return;
-	snprintf(path, sizeof(path), "%s/user.txt", dir);
+	snprintf(path, sizeof(path), "%s/task.txt", dir);
 	f = fopen(path, "w");
 	fputs("custom {{name}} {{public_shapes}}", f);
 	fclose(f);
 	setenv("KFORGE_PROMPTS", dir, 1);
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_OK);
-	CHECK_STR(user.data, "custom softmax_rows_f32 - B=64 N=1000\n- B=16 N=4096");
+	size_t static_len = 0;
+	CHECK(kf_prompt_build(&in, &sys, &user, &static_len, &err) == KF_OK);
+	CHECK(!strncmp(user.data, "custom softmax_rows_f32 - B=64 N=1000\n- B=16 N=4096\n\n## Your job", 60));
+	CHECK_EQ_INT(static_len, strlen("custom softmax_rows_f32 - B=64 N=1000\n- B=16 N=4096\n\n"));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/user.txt", dir);
 	CHECK_CONTAINS(sys.data, "expert CUDA"); /* not overridden: the built-in one */
 	f = fopen(path, "w");
 	fputs("{{no_such_variable}}", f);
 	fclose(f);
 	kf_buf_reset(&sys);
 	kf_buf_reset(&user);
-	CHECK(kf_prompt_build(&in, &sys, &user, &err) == KF_ERR_INVALID);
+	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_ERR_INVALID);
 	CHECK_CONTAINS(err.msg, "user.txt");
 	CHECK_CONTAINS(err.msg, "no_such_variable");
 	unsetenv("KFORGE_PROMPTS");
@@ -301,5 +311,131 @@ static void test_template_override(void)
 	CHECK(err.code == KF_ERR_NOTFOUND);
 }
 
+/* What an expert would be given: the target's figures, the reference against the roofline floor, the
+ * category's playbook; then the run's memory (strategy, lineage, best kernels, lessons); and the static
+ * prefix the prompt cache keeps is byte-identical whatever the memory holds. */
+static void test_expert_context(void)
+{
+	struct kf_task *t = load_task();
+	struct kf_buf sys = KF_BUF_INIT(1 << 20), user = KF_BUF_INIT(1 << 20), user2 = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_prompt_input in = {0};
+	size_t st1 = 0, st2 = 0;
+	if (!t)
+		return;
+	in.task = t;
+	in.reference_source = "// the reference\n";
+	in.arch = "sm_90";
+	in.clock = "cpu";
+	struct kf_prompt_baseline bl = {"B=4096 N=4096", 2.41e6,   "cpu",
+					27.96e3,         "memory", "NVIDIA H100 SXM (table)"};
+	in.baseline = &bl;
+	CHECKF(kf_prompt_build(&in, &sys, &user, &st1, &err) == KF_OK, "%s", err.msg);
+	CHECK_CONTAINS(user.data, "Target facts (NVIDIA H100 SXM (table), sm_90");
+	CHECK_CONTAINS(user.data, "DRAM bandwidth 3.35 TB/s; 132 SMs; L2 50 MiB");
+	CHECK_CONTAINS(user.data, "FP32 67 TFLOP/s");
+	CHECK_CONTAINS(user.data, "FP16/BF16 989, FP8 1979 TFLOP/s");
+	CHECK_CONTAINS(user.data, "228 KiB shared memory");
+	CHECK_CONTAINS(user.data, "65536 32-bit registers");
+	CHECK_CONTAINS(user.data, "ridge point");
+	CHECK_CONTAINS(user.data, "CPU-clock figure, not GPU speed");
+	CHECK_CONTAINS(user.data, "the reference takes 2.41 ms");
+	CHECK_CONTAINS(user.data, "CPU clock, kforge's CPU backend: not a GPU time");
+	CHECK_CONTAINS(user.data, "roofline floor on the target is 28 us (memory-bound");
+	CHECK(
+	    !strstr(user.data, "% of the speed of light")); /* a CPU time against a GPU floor means nothing */
+	CHECK_CONTAINS(user.data, "## Playbook for this kind of kernel\n\nSoftmax and normalizations");
+	CHECK(st1 > 0 && st1 < user.len);
+	CHECK_CONTAINS(user.data + st1, "## Your job");
+	CHECK(!strstr(user.data + st1, "# Task:"));
+
+	/* a refinement with the run's memory */
+	struct kf_prompt_attempt hist[] = {
+	    {12, 0, "vectorized the loads with float4", "pass", 1.84, NULL},
+	    {0, 12, "split rows across two warps", "unusable", 0,
+	     "2 of 3 SEARCH/REPLACE edits did not match the parent"},
+	    {13, 12, "online softmax in one pass", "wrong_output", 0,
+	     "max abs error 0.5 at y[2, 4098] (B=3 N=4099)"},
+	};
+	struct kf_prompt_example best[] = {
+	    {NULL, "// BEST KERNEL\n", 2.5, "warp_shuffle", "warp-per-row reduction"},
+	    {NULL, "// SECOND\n", 1.9, "", "block reduction"}};
+	struct kf_prompt_example insp = {NULL, "// OTHER APPROACH\n", 1.2, "shared_memory",
+					 "tile rows in smem"};
+	struct kf_prompt_lesson les[] = {
+	    {"layernorm", "race", "shared partial sums without a barrier", "racecheck: ..."}};
+	struct kf_prompt_feedback fb = {0};
+	fb.correct = true;
+	fb.profile_text = "time 1.2 ms (cpu)";
+	in.parent_source = "// PARENT\n";
+	in.feedback = &fb;
+	in.mode = KF_EDIT_DIFF;
+	in.strategy = "WARP-PER-ROW: one warp per row, shuffles for max and sum";
+	in.history = hist;
+	in.n_history = KF_ARRAY_SIZE(hist);
+	in.best = best;
+	in.n_best = 2;
+	in.inspiration = &insp;
+	in.lessons = les;
+	in.n_lessons = 1;
+	in.variant = "(Attempt 2 of several made at once from this kernel: take a different direction from "
+		     "the others.)";
+	kf_buf_reset(&sys);
+	CHECKF(kf_prompt_build(&in, &sys, &user2, &st2, &err) == KF_OK, "%s", err.msg);
+	CHECK_EQ_INT(st2, st1);
+	CHECK(!memcmp(user.data, user2.data, st1)); /* the cached prefix does not move */
+	const char *u = user2.data;
+	CHECK_CONTAINS(u, "## Your line of attack\n\nWARP-PER-ROW: one warp per row");
+	CHECK_CONTAINS(u, "Keep to this strategy");
+	CHECK_CONTAINS(
+	    u, "- #12 (from the reference): \"vectorized the loads with float4\" -> pass, 1.84x (cpu)");
+	CHECK_CONTAINS(
+	    u, "- a reply to #12: \"split rows across two warps\" -> unusable: 2 of 3 SEARCH/REPLACE");
+	CHECK_CONTAINS(
+	    u,
+	    "- #13 (from #12): \"online softmax in one pass\" -> wrong_output: max abs error 0.5 at y[2, ?]");
+	CHECK_CONTAINS(u, "## The best kernels of this run so far");
+	CHECK_CONTAINS(
+	    u, "### 2.50x over the reference (cpu); techniques: warp_shuffle\nWhat it changed: warp-per-row");
+	CHECK_CONTAINS(u, "// BEST KERNEL");
+	CHECK(!strstr(u, "// SECOND")); /* only the best one with its source */
+	CHECK_CONTAINS(u, "block reduction");
+	CHECK_CONTAINS(u, "## A different approach from this run");
+	CHECK_CONTAINS(u, "// OTHER APPROACH");
+	CHECK_CONTAINS(u, "- [layernorm] tried \"shared partial sums without a barrier\" -> race");
+	CHECK_CONTAINS(u, "Attempt 2 of several");
+	CHECK_CONTAINS(u, "Do not repeat an");
+	check_no_hidden("user", u);
+	/* CPU-clock examples are said to be CPU-clock examples */
+	struct kf_prompt_example ex = {"rowsum", "// EXAMPLE\n", 3.0, NULL, NULL};
+	in.examples = &ex;
+	in.n_examples = 1;
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user2);
+	CHECK(kf_prompt_build(&in, &sys, &user2, NULL, &err) == KF_OK);
+	CHECK_CONTAINS(user2.data, "Their speedups are CPU-clock ratios");
+	in.clock = "gpu";
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user2);
+	CHECK(kf_prompt_build(&in, &sys, &user2, NULL, &err) == KF_OK);
+	CHECK(!strstr(user2.data, "CPU-clock ratios"));
+	CHECK(!strstr(user2.data, "CPU-clock figure"));
+
+	/* the strategy call: the static prefix, then the request */
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user2);
+	CHECK(kf_prompt_build_strategies(&in, 4, &sys, &user2, &st2, &err) == KF_OK);
+	CHECK_CONTAINS(user2.data + st2, "propose 4 distinct strategies");
+	CHECK(!strstr(user2.data, "// PARENT"));
+	CHECK_STR(kf_prompt_playbook("gemm_fused"), "playbook_gemm.txt");
+	CHECK_STR(kf_prompt_playbook("conv_block"), "playbook_conv.txt");
+	CHECK_STR(kf_prompt_playbook("ssm"), "playbook_scan.txt");
+	CHECK_STR(kf_prompt_playbook("weird"), "playbook_other.txt");
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	kf_buf_release(&user2);
+	kf_task_free(t);
+}
+
 KF_TEST_MAIN(TEST(test_render), TEST(test_first_prompt), TEST(test_feedback_prompts),
-	     TEST(test_template_override))
+	     TEST(test_template_override), TEST(test_expert_context))
