@@ -584,6 +584,16 @@ static enum kf_status build_body(const struct kf_llm_client *c, enum kf_llm_endp
 	return kf_llm_body_build(&o, req, body, prompt, err);
 }
 
+/* Copies a string of known length into the request's block at *off; returns where it went. */
+static const char *put(char *block, size_t *off, const char *s, size_t n)
+{
+	char *at = block + *off;
+	memcpy(at, s, n);
+	at[n] = '\0';
+	*off += n + 1;
+	return at;
+}
+
 /* A private copy of the request (its strings in one block), to rebuild the body for another endpoint. */
 static bool keep_request(struct llm_req *q, const struct kf_llm_request *req)
 {
@@ -596,17 +606,13 @@ static bool keep_request(struct llm_req *q, const struct kf_llm_request *req)
 	if (!q->strings || !q->msgs)
 		return false;
 	q->copy = *req;
-	if (req->system) {
-		q->copy.system = strcpy(q->strings, req->system);
-		off = strlen(req->system) + 1;
-	}
+	if (req->system)
+		q->copy.system = put(q->strings, &off, req->system, strlen(req->system));
 	for (size_t i = 0; i < req->n_messages; i++) {
 		const char *ct = req->messages[i].content ? req->messages[i].content : "";
 		q->msgs[i] = req->messages[i];
-		q->msgs[i].role = strcpy(q->strings + off, req->messages[i].role);
-		off += strlen(req->messages[i].role) + 1;
-		q->msgs[i].content = strcpy(q->strings + off, ct);
-		off += strlen(ct) + 1;
+		q->msgs[i].role = put(q->strings, &off, req->messages[i].role, strlen(req->messages[i].role));
+		q->msgs[i].content = put(q->strings, &off, ct, strlen(ct));
 	}
 	q->copy.messages = q->msgs;
 	return true;
@@ -1148,7 +1154,7 @@ enum kf_status kf_llm_preflight(struct kf_llm_client *c, char *note, size_t note
 		cJSON *root = cJSON_ParseWithLength(g.body.data, g.body.len);
 		const cJSON *mt = root ? cJSON_GetObjectItemCaseSensitive(root, "max_tokens") : NULL;
 		/* Anthropic's model record states the output cap (0 when it does not say) */
-		if (cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < c->max_tokens) {
+		if (mt && cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < c->max_tokens) {
 			logf_(c, "llm: %s's output cap is %d tokens: lowering the reply limit from %d",
 			      c->model, (int)mt->valuedouble, c->max_tokens);
 			c->max_tokens = c->set.max_tokens = (int)mt->valuedouble;

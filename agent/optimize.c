@@ -599,19 +599,19 @@ static size_t lineage_history(struct opt *z, int parent, struct kf_prompt_attemp
 	     a = kf_search_at(z->search, (size_t)a)->parent)
 		anc[a] = true;
 	/* newest first into a ring, then reversed */
-	struct attempt *pick[HISTORY_N * 2];
+	const struct attempt *chosen[HISTORY_N * 2] = {NULL};
 	size_t m = 0;
-	for (size_t i = z->n_att; i-- > 0 && m < max && m < KF_ARRAY_SIZE(pick);) {
+	for (size_t i = z->n_att; i-- > 0 && m < max && m < KF_ARRAY_SIZE(chosen);) {
 		const struct attempt *a = &z->att[i];
 		/* made from a kernel of the lineage (not the reference: the other seeds are other lineages),
 		 * or a kernel of the lineage itself */
 		bool on = (a->parent > 0 && a->parent < (int)KF_ARRAY_SIZE(anc) && anc[a->parent]) ||
 			  (a->cand > 0 && a->cand < (int)KF_ARRAY_SIZE(anc) && anc[a->cand]);
 		if (on)
-			pick[m++] = &z->att[i];
+			chosen[m++] = &z->att[i];
 	}
 	for (size_t i = m; i-- > 0;) {
-		const struct attempt *a = pick[i];
+		const struct attempt *a = chosen[i];
 		struct kf_prompt_attempt *o = &out[n];
 		o->id = a->cand > 0 ? z->cands[a->cand].id : 0;
 		o->parent_id = a->parent > 0 ? z->cands[a->parent].id : 0;
@@ -744,6 +744,7 @@ static enum kf_status submit_prompt(struct opt *z, struct req *rq, uint64_t k, s
 		struct kf_llm_request r = {sys.data, 1, &m, 0};
 		st = kf_llm_submit(z->llm, &r, k, err);
 	}
+	in->variant = NULL; /* it pointed here */
 	kf_buf_release(&sys);
 	kf_buf_release(&user);
 	return st;
@@ -938,7 +939,9 @@ static enum kf_status reply_unusable(struct opt *z, struct req *rq, struct kf_kb
 		 reason); /* the kind first: reports count by it */
 	call->outcome = "unusable";
 	call->reason = recorded;
-	return kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
+	enum kf_status st = kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
+	call->reason = NULL; /* it pointed here */
+	return st;
 }
 
 /* One short lesson of an evaluated attempt worth remembering: a failure and its reason, or a correct
@@ -987,7 +990,9 @@ static enum kf_status handle_strategies(struct opt *z, struct req *rq, struct kf
 			 reason);
 		call->outcome = "unusable";
 		call->reason = reason;
-		return kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
+		enum kf_status st = kf_kb_record_llm_call(z->kb, call, NULL, NULL, err);
+		call->reason = NULL; /* it pointed here */
+		return st;
 	}
 	kf_search_set_strategies(z->search, z->n_strat);
 	snprintf(z->event, sizeof(z->event), "strategy call: %d strategies (%s, %s%s)", z->n_strat,

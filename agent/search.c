@@ -356,6 +356,7 @@ static void pick_mcts(struct kf_search *s, struct kf_rng *rng, struct kf_search_
 {
 	int v = 0, st = -1;
 	if (s->n_strategies > 0) {
+		st = 0;
 		/* UCT over the strategy nodes, unvisited first in order */
 		double best_u = -INFINITY, lnN = log((double)(s->v[0].visits > 0 ? s->v[0].visits : 1) + 1);
 		for (int i = 0; i < s->n_strategies; i++) {
@@ -464,6 +465,8 @@ static void pick_schedule(struct kf_search *s, uint64_t k, struct kf_rng *rng, s
 {
 	int top[SCHED_TOP] = {0, 0, 0};
 	int n_top = top_kernels(s, top, SCHED_TOP);
+	if (n_top > SCHED_TOP)
+		n_top = SCHED_TOP;
 	double u = kf_rng_uniform(rng); /* drawn every time so the stream per request is fixed */
 	int64_t n_seeds = (int64_t)floor(SCHED_SEED_SHARE * (double)s->budget + 0.5);
 	if (n_seeds < 2)

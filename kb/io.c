@@ -296,6 +296,23 @@ static int ex_timing(void *ctx, const struct kf_kb_timing *t)
 	return emit(ctx, kf_kb_timing_json(t));
 }
 
+static int ex_lesson(void *ctx, const struct kf_kb_lesson *l)
+{
+	cJSON *o = rec_new("lesson", l->id);
+	if (o) {
+		add_id(o, "task_id", l->task_id);
+		add_id(o, "run_id", l->run_id);
+		add_id(o, "candidate_id", l->candidate_id);
+		cJSON_AddStringToObject(o, "arch", l->arch);
+		cJSON_AddStringToObject(o, "clock", l->clock);
+		cJSON_AddStringToObject(o, "verdict", l->verdict);
+		cJSON_AddStringToObject(o, "tried", l->tried);
+		cJSON_AddStringToObject(o, "outcome", l->outcome);
+		add_num(o, "created_at", l->created_at);
+	}
+	return emit(ctx, o);
+}
+
 struct run_task {
 	int64_t task_id;
 };
@@ -335,6 +352,8 @@ static enum kf_status export_records(struct kf_kb *kb, int64_t run_id, emit_fn f
 	if ((s = kf_kb_evals_each(kb, run_id, 0, ex_eval, &x, err)) || x.st)
 		return x.st ? x.st : s;
 	if ((s = kf_kb_timings_each(kb, run_id, 0, ex_timing, &x, err)) || x.st)
+		return x.st ? x.st : s;
+	if ((s = kf_kb_lessons_each(kb, run_id, ex_lesson, &x, err)) || x.st)
 		return x.st ? x.st : s;
 	return KF_OK;
 }
@@ -828,17 +847,6 @@ static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_
 	sqlite3_bind_double(st, 12, jnum0(o, "speedup_ci_lo"));
 	sqlite3_bind_double(st, 13, jnum0(o, "speedup_ci_hi"));
 	sqlite3_bind_double(st, 14, jnum0(o, "created_at"));
-	kb_bind_str(st, 15, jstr(o, "purpose") && *jstr(o, "purpose") ? jstr(o, "purpose") : "candidate");
-	kb_bind_str(st, 16,
-		    cJSON_GetObjectItemCaseSensitive(o, "outcome") ? jstr(o, "outcome")
-		    : jstr(o, "error")                             ? "failed"
-								   : "");
-	kb_bind_str(st, 17, jstr(o, "failure"));
-	kb_bind_str(st, 18, jstr(o, "reason"));
-	sqlite3_bind_int64(st, 19, jint(o, "tokens_cached"));
-	sqlite3_bind_int64(st, 20, jint(o, "tokens_cache_write"));
-	sqlite3_bind_int64(st, 21, jint(o, "tokens_reasoning"));
-	kb_bind_str(st, 22, jstr(o, "endpoint"));
 	rc = sqlite3_step(st);
 	kb_done(st);
 	free(shape);
@@ -846,6 +854,29 @@ static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_
 		return kb_dberr(im->kb, err, "cannot import a timing");
 	im->stats->timings++;
 	return KF_OK;
+}
+
+/* A lesson comes with its run: an already present run (skipped) brings nothing new. */
+static enum kf_status imp_lesson(struct importer *im, const cJSON *o, struct kf_err *err)
+{
+	bool skip, cskip;
+	struct kf_kb_lesson l = {0};
+	l.run_id = map_get(im, MAP_RUN, jint(o, "run_id"), &skip);
+	l.task_id = map_get(im, MAP_TASK, jint(o, "task_id"), NULL);
+	if (!l.run_id || !l.task_id)
+		return bad_rec(im, err, "a lesson refers to a run or task that is not in the file");
+	if (skip)
+		return KF_OK;
+	l.candidate_id = jint(o, "candidate_id") ? map_get(im, MAP_CAND, jint(o, "candidate_id"), &cskip) : 0;
+	l.arch = jstr(o, "arch");
+	l.clock = jstr(o, "clock");
+	l.verdict = jstr(o, "verdict");
+	l.tried = jstr(o, "tried");
+	l.outcome = jstr(o, "outcome");
+	l.created_at = jnum0(o, "created_at");
+	if (kb_has_secret(l.tried) || kb_has_secret(l.outcome))
+		return bad_rec(im, err, "a lesson holds what looks like an API key; keys are never stored");
+	return kf_kb_record_lesson(im->kb, &l, NULL, err);
 }
 
 static enum kf_status import_record(void *ctx, cJSON *rec, struct kf_err *err)
@@ -866,6 +897,8 @@ static enum kf_status import_record(void *ctx, cJSON *rec, struct kf_err *err)
 		return imp_eval(im, rec, err);
 	if (!strcmp(type, "timing"))
 		return imp_timing(im, rec, err);
+	if (!strcmp(type, "lesson"))
+		return imp_lesson(im, rec, err);
 	if (!strcmp(type, "kforge-export"))
 		return bad_rec(im, err, "a second 'kforge-export' header");
 	/* A newer kforge may add record types; an importer that does not know one skips it. */

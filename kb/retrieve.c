@@ -372,12 +372,12 @@ static enum kf_status examples(struct kf_kb *kb, const char *task_name, const ch
 		return kb_dberr(kb, err, "cannot look up a task");
 	p.k = k;
 	p.q = q;
-	if (q && q->arch_family && q->arch)
-		kf_kb_arch_family(q->arch, p.family, sizeof(p.family) - 8);
-	if (p.family[0] && strcmp(p.family, q->arch))
-		strcat(p.family, "[0-9]*");
-	else
-		p.family[0] = '\0';
+	if (q && q->arch_family && q->arch) {
+		char fam[16];
+		kf_kb_arch_family(q->arch, fam, sizeof(fam));
+		if (strcmp(fam, q->arch)) /* "sm_9" -> "sm_9[0-9]*"; "cpu" is its own family */
+			snprintf(p.family, sizeof(p.family), "%s[0-9]*", fam);
+	}
 	p.v = calloc(k, sizeof(*p.v));
 	p.names = calloc(k, sizeof(*p.names));
 	if (!category || !text || !p.v || !p.names) {

@@ -156,7 +156,21 @@ static void fill_a(struct kf_kb *kb)
 	int64_t c1 = step(kb, r, 0, call(kb, r, "first"), "__global__ void s0() {}", "pass", 1.0);
 	int64_t c2 = step(kb, r, c1, call(kb, r, "second \"quoted\"\nline"),
 			  "__global__ void s1() { float4 v; }", "pass", 2.0);
-	step(kb, r, c2, 0, "__global__ void s2() {}", "wrong_output", 0.5);
+	int64_t c3 = step(kb, r, c2, 0, "__global__ void s2() {}", "wrong_output", 0.5);
+	struct kf_kb_lesson l = {0,
+				 t,
+				 r,
+				 c3,
+				 "sm_90",
+				 "gpu",
+				 "wrong_output",
+				 "split the row",
+				 "max abs error 0.5",
+				 1700000000.0,
+				 NULL,
+				 false};
+	struct kf_err err = KF_ERR_INIT;
+	CHECKF(kf_kb_record_lesson(kb, &l, NULL, &err) == KF_OK, "%s", err.msg);
 	kf_kb_run_set_status(kb, r, "done", NULL);
 }
 
@@ -266,6 +280,11 @@ static void test_export_import_roundtrip(void)
 	/* The win survives the trip: derived again from the imported evaluations. */
 	CHECK_EQ_INT(sql_int(tmp_path("rt_b.db"), "SELECT count(*) FROM wins"), 2);
 	CHECK_EQ_INT(sql_int(tmp_path("rt_b.db"), "SELECT n_calls FROM runs WHERE id = 1"), 2);
+	/* lessons travel with their run, their candidate remapped, and only once */
+	CHECK_EQ_INT(sql_int(tmp_path("rt_b.db"),
+			     "SELECT count(*) FROM lessons l JOIN candidates c ON c.id = l.candidate_id "
+			     "WHERE c.source = '__global__ void s2() {}' AND l.tried = 'split the row'"),
+		     1);
 	c = NULL;
 	(void)c;
 }
@@ -312,7 +331,7 @@ static void test_import_rejects_bad_files(void)
 	strcpy(bad + n, "{\"type\":\"candidate\",\"id\":99,\n");
 	write_file(tmp_path("trunc.jsonl"), bad);
 	CHECK(kf_kb_import(kb, tmp_path("trunc.jsonl"), &st, &err) == KF_ERR_PARSE);
-	CHECK_CONTAINS(err.msg, ":15:"); /* header + 13 records, then the broken one */
+	CHECK_CONTAINS(err.msg, ":16:"); /* header + 14 records (a lesson among them), then the broken one */
 	CHECK_EQ_INT(sql_int(tmp_path("bad.db"), "SELECT count(*) FROM candidates"), 0);
 	CHECK_EQ_INT(sql_int(tmp_path("bad.db"), "SELECT count(*) FROM tasks"), 0);
 	/* A source that does not match its hash is refused. */
