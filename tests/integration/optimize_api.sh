@@ -164,6 +164,23 @@ jq -e '[.[] | .body.messages | tostring] | (unique | length) == length' "$TMP/h.
 	ok "the model's one-line rationale is stored in candidates.change" || bad "no rationale stored"
 [ "$(sql "$TMP/h.db" "select count(*) from lessons")" -ge 2 ] && ok "lessons of the failures are stored" || bad "no lessons"
 
+# a second run on the same knowledge base: the first run's lessons and (CPU-clock, labelled so) wins
+script fast fast
+expect_exit 0 "memory: a second run" -- oa --model gpt-4o-mini --budget-calls 2 --db "$TMP/h.db" --out "$TMP/out-h2"
+posts >"$TMP/h2.json"
+jq -e '.[0].body.messages[1].content | test("Lessons from earlier runs") and test("-> (compile_error|wrong_output)")' "$TMP/h2.json" >/dev/null &&
+	ok "a later run's prompt carries the lessons of an earlier one" || bad "no lessons in the second run"
+jq -e '.[0].body.messages[1].content | test("Fast kernels from the knowledge base") and test("CPU-clock ratios")' "$TMP/h2.json" >/dev/null &&
+	ok "... and its CPU-clock wins, said to be CPU-clock" || bad "no labelled examples in the second run"
+
+# two identical prompts in flight (two seeds, no strategies, concurrency 2): the second says it is another attempt
+script fast fast
+expect_exit 0 "dedupe: run" -- env OPENAI_API_KEY=sk-test "$KFORGE" optimize "$TASK" --base-url "$base/v1" --backend cpu --seed 5 \
+	--model gpt-4o-mini --concurrency 2 --budget-calls 2 --db "$TMP/dd.db" --out "$TMP/out-dd"
+posts >"$TMP/dd.json"
+jq -e 'length == 2 and (.[0].body.messages != .[1].body.messages) and (map(.body.messages[1].content | test("Attempt 2 of several")) | any)' \
+	"$TMP/dd.json" >/dev/null && ok "no two identical prompts in flight" || bad "identical prompts in flight"
+
 # ---- 7. a reply whose edits do not all apply is not evaluated ------------------------------------------------
 DIFF='{"text": "Change: nothing real.\n\n<<<<<<< SEARCH\nthis line is not in the parent\n=======\nx\n>>>>>>> REPLACE\n"}'
 # (two seeds, then the failed seed is repaired: the replies to it are edits that match nothing)
