@@ -466,8 +466,8 @@ static enum kf_status add_feedback(struct kf_buf *b, const struct kf_prompt_inpu
 	if (!st && f->edits_unmatched > 0)
 		st = kf_buf_addf(
 		    &edits,
-		    "Note: %d of your %d SEARCH/REPLACE edits did not match the parent and were skipped; "
-		    "SEARCH text must be copied exactly.",
+		    "Note: %d of your %d SEARCH/REPLACE edits in the last reply about this kernel did not match it, "
+		    "so that reply was not evaluated; SEARCH text must be copied exactly.",
 		    f->edits_unmatched, f->edits_total);
 	if (!st) {
 		/* Correctness first; profiler detail only once the kernel is correct. */

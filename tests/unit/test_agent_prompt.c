@@ -218,7 +218,8 @@ static void test_feedback_prompts(void)
 	CHECK_CONTAINS(user.data, "Compiler output (excerpt):\n```\nkernel.cu(0): error");
 	CHECK_CONTAINS(user.data, "[... truncated");
 	CHECK(user.len < 60000); /* the 300 KB log is cut to an excerpt */
-	CHECK_CONTAINS(user.data, "2 of your 3 SEARCH/REPLACE edits did not match");
+	CHECK_CONTAINS(user.data, "2 of your 3 SEARCH/REPLACE edits in the last reply about this kernel did "
+				  "not match it, so that reply was not evaluated");
 	CHECK(!strstr(user.data, "speedup 1.8x")); /* no profile before the kernel is correct */
 	CHECK_CONTAINS(user.data, "The current kernel is not correct");
 	CHECK_CONTAINS(
