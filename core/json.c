@@ -3,6 +3,8 @@
 #define KF_JPATH_IMPL /* defines the real kf_jpath_err (see json.h) */
 #include "json.h"
 
+#include "expr.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -439,6 +441,27 @@ cJSON *kf_json_add_string(cJSON *obj, const char *key, const char *s)
 cJSON *kf_json_add_bool(cJSON *obj, const char *key, bool v)
 {
 	return add(obj, key, cJSON_CreateBool(v));
+}
+
+cJSON *kf_json_shape(const struct kf_shape *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; o && i < s->n; i++)
+		if (!kf_json_add_int(o, s->names[i], s->values[i])) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+	return o;
+}
+
+void kf_json_shape_text(const struct kf_shape *s, char *buf, size_t n)
+{
+	cJSON *o = kf_json_shape(s);
+	char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
+	if (n)
+		snprintf(buf, n, "%s", txt && strlen(txt) < n ? txt : "{}");
+	free(txt);
+	cJSON_Delete(o);
 }
 
 enum kf_status kf_json_print(const cJSON *j, bool pretty, struct kf_buf *out, struct kf_err *err)

@@ -83,6 +83,13 @@ cJSON *kf_json_add_int(cJSON *obj, const char *key, int64_t v);
 cJSON *kf_json_add_string(cJSON *obj, const char *key, const char *s); /* NULL s: JSON null */
 cJSON *kf_json_add_bool(cJSON *obj, const char *key, bool v);
 
+/* A shape's dims as a JSON object ({"B":16,"N":4096}, in the shape's order); NULL when out of memory.
+ * kf_json_shape_text writes the same object unformatted into buf (always NUL-terminated; "{}" when it
+ * does not fit): the form the knowledge base stores shapes in. */
+struct kf_shape;
+cJSON *kf_json_shape(const struct kf_shape *s);
+void kf_json_shape_text(const struct kf_shape *s, char *buf, size_t n);
+
 /* Serializes j (pretty when pretty) into out (bounded by out->max). */
 enum kf_status kf_json_print(const cJSON *j, bool pretty, struct kf_buf *out, struct kf_err *err);
 /* Prints j and a newline to f (stdout for --json); KF_ERR_NOMEM / KF_ERR_IO. */

@@ -5,20 +5,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "json.h"
 #include "verifier.h"
 #include "verifier_json.h"
 
 static cJSON *num_or_null(double x)
 {
 	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
-}
-
-static cJSON *dims_json(const struct kf_shape *s)
-{
-	cJSON *d = cJSON_CreateObject();
-	for (size_t i = 0; i < s->n; i++)
-		cJSON_AddNumberToObject(d, s->names[i], (double)s->values[i]);
-	return d;
 }
 
 cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_task *t, const char *kernel)
@@ -43,7 +36,7 @@ cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_t
 	for (size_t i = 0; i < r->n_shapes; i++) {
 		const struct kf_shape_report *s = &r->shapes[i];
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddItemToObject(j, "dims", dims_json(&s->shape));
+		cJSON_AddItemToObject(j, "dims", kf_json_shape(&s->shape));
 		cJSON_AddStringToObject(j, "kind", kf_shape_kind_name(s->kind));
 		cJSON_AddStringToObject(j, "status", kf_verdict_name(s->status));
 		cJSON_AddItemToObject(j, "max_abs", num_or_null(s->max_abs));
