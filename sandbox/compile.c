@@ -24,6 +24,11 @@ const char *kf_backend_name(enum kf_backend_kind b)
 	return "unknown";
 }
 
+const char *kf_compiler_id(enum kf_backend_kind b)
+{
+	return b == KF_BACKEND_CUDA ? kf_nvrtc_compiler_id() : kf_cpu_compiler_id();
+}
+
 struct kf_compiled *kf_compiled_new(enum kf_backend_kind b)
 {
 	struct kf_compiled *c = calloc(1, sizeof(*c));

@@ -54,6 +54,10 @@ void kf_child_set_interrupt_flag(volatile int *flag);
 
 enum kf_backend_kind { KF_BACKEND_CPU = 0, KF_BACKEND_CUDA = 1 };
 const char *kf_backend_name(enum kf_backend_kind b); /* "cpu", "cuda" */
+/* The toolchain a backend compiles with, as compiles are keyed by it: "nvrtc 13.0" (cuda), or the host
+ * compiler with a hash of the shim headers and flags, "g++ 12.2.0 shim 1a2b3c4d" (cpu). What the
+ * knowledge base, the reports and regress name as the toolchain. Lives for the process. */
+const char *kf_compiler_id(enum kf_backend_kind b);
 
 struct kf_compile_opts {
 	enum kf_backend_kind backend;
