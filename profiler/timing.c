@@ -8,7 +8,6 @@
 #include "baselines_int.h"
 #include "core/baseline.h"
 #include "timing.h"
-#include "verifier/compare.h"
 #include "verifier/verifier.h"
 
 #define MAX_SETS 8

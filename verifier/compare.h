@@ -1,22 +1,9 @@
-/* Output comparison in the spec's order (verifier-private): NaN/Inf parity, then |got-ref| <= atol +
- * rtol*|ref| (atol scaled by the tensor's rms, see compare.c), then NMSE; guard zones and input integrity are
- * byte checks. */
+/* Verifier-private checks beside the public comparison (kf_compare in verifier.h): guard zones and input
+ * integrity are byte checks; indices are formatted per tensor for the evidence. */
 #ifndef KF_VERIFIER_COMPARE_H
 #define KF_VERIFIER_COMPARE_H
 
 #include "verifier.h"
-
-struct kf_cmp {
-	enum kf_verdict verdict; /* PASS, NAN_MISMATCH or WRONG_OUTPUT */
-	uint64_t n_bad;          /* elements failing the verdict's check */
-	int64_t first_bad;
-	double got, want;
-	double max_abs, max_rel, nmse;
-	double atol_scale; /* max(1, rms of the reference): the factor atol was applied with */
-};
-
-void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t numel, const struct kf_tol *tol,
-		struct kf_cmp *out);
 
 /* Index of the first byte in buf[0..n) that differs from the repeating 32-bit pattern, or -1. */
 int64_t kf_pattern_mismatch(const uint8_t *buf, size_t n, uint32_t pattern);

@@ -126,6 +126,21 @@ struct kf_lint_finding {
 enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b,
 			    struct kf_lint_finding **findings, size_t *n, struct kf_err *err);
 
+/* Output comparison in the spec's order: NaN/Inf parity, then |got-ref| <= atol + rtol*|ref| (atol scaled
+ * by the tensor's rms, see compare.c), then NMSE. Public because the timing protocol re-checks the outputs
+ * of timed launches with the same rule a verified kernel was held to. */
+struct kf_cmp {
+	enum kf_verdict verdict; /* PASS, NAN_MISMATCH or WRONG_OUTPUT */
+	uint64_t n_bad;          /* elements failing the verdict's check */
+	int64_t first_bad;
+	double got, want;
+	double max_abs, max_rel, nmse;
+	double atol_scale; /* max(1, rms of the reference): the factor atol was applied with */
+};
+
+void kf_compare(const void *got, const void *want, enum kf_dtype dt, size_t numel, const struct kf_tol *tol,
+		struct kf_cmp *out);
+
 /* Host-side conversions used for f16/bf16 data (round to nearest even), exposed for tests. */
 uint16_t kf_f32_to_f16(float f);
 float kf_f16_to_f32(uint16_t h);
