@@ -8,19 +8,14 @@
 #include "profiler/profiler.h"
 #include "regress.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 enum kf_status kf_regress_compare(const double *samples_ns, size_t n, const struct kf_regress_baseline *b,
 				  double threshold, uint64_t seed, uint32_t resamples,
 				  struct kf_regress_cmp *out, struct kf_err *err)
 {
-	struct kf_profiler_rng rng;
-	double *draw, *scratch, *meds, base_ns, base_lo_ns, base_hi_ns;
-	const double level = 0.95;
+	struct kf_boot_opts bo = {resamples, seed, 0.95, false};
+	struct kf_ci med;
+	double base_ns, base_lo_ns, base_hi_ns;
+	enum kf_status st;
 
 	memset(out, 0, sizeof(*out));
 	if (!samples_ns || n < 5)
@@ -30,33 +25,11 @@ enum kf_status kf_regress_compare(const double *samples_ns, size_t n, const stru
 		return kf_err_set(err, KF_ERR_INVALID, "the baseline median must be a positive number");
 	if (!(threshold >= 0) || !isfinite(threshold))
 		return kf_err_set(err, KF_ERR_INVALID, "the threshold must be a non-negative number");
-	for (size_t i = 0; i < n; i++)
-		if (!(samples_ns[i] > 0) || !isfinite(samples_ns[i]))
-			return kf_err_set(err, KF_ERR_INVALID, "sample %zu is not a positive time", i);
-	if (!resamples)
-		resamples = 4000;
-	draw = malloc(n * sizeof(*draw));
-	scratch = malloc(n * sizeof(*scratch));
-	meds = malloc((size_t)resamples * sizeof(*meds));
-	if (!draw || !scratch || !meds) {
-		free(draw);
-		free(scratch);
-		free(meds);
-		return kf_err_set(err, KF_ERR_NOMEM, "out of memory for %u bootstrap resamples", resamples);
-	}
-	out->median_ns = kf_stats_median_scratch(samples_ns, n, scratch);
-	kf_profiler_rng_seed(&rng, seed);
-	for (uint32_t r = 0; r < resamples; r++) {
-		for (size_t i = 0; i < n; i++)
-			draw[i] = samples_ns[kf_profiler_rng_below(&rng, n)];
-		meds[r] = kf_stats_median_scratch(draw, n, scratch);
-	}
-	qsort(meds, resamples, sizeof(*meds), cmp_double);
-	out->med_lo_ns = kf_stats_quantile_sorted(meds, resamples, (1 - level) / 2);
-	out->med_hi_ns = kf_stats_quantile_sorted(meds, resamples, (1 + level) / 2);
-	free(draw);
-	free(scratch);
-	free(meds);
+	if ((st = kf_boot_median(samples_ns, n, &bo, &med, err)))
+		return st;
+	out->median_ns = med.point;
+	out->med_lo_ns = med.lo;
+	out->med_hi_ns = med.hi;
 
 	/* A baseline recorded with its interval is uncertain too: pair the fast end of one with the slow end
 	 * of the other so the interval of the change covers both runs' noise (conservative for failing). */

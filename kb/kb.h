@@ -161,9 +161,10 @@ struct kf_kb_timing {
 	const char *shape;     /* JSON dims of the timing shape */
 	const char *clock;     /* "cupti", "cuda_event" or "cpu" (cpu times are never GPU speed) */
 	int n_samples;
-	double median_ms, iqr_ms, ci_lo_ms, ci_hi_ms;
-	double ref_median_ms;
-	double speedup, speedup_ci_lo, speedup_ci_hi;
+	double median_ms, iqr_ms;  /* the candidate's median time and interquartile range */
+	double ci_lo_ms, ci_hi_ms; /* 95% bootstrap interval of that median; 0: none */
+	double ref_median_ms;      /* the reference's median, timed interleaved */
+	double speedup, speedup_ci_lo, speedup_ci_hi; /* reference / candidate and its 95% interval */
 	double created_at;
 };
 

@@ -67,6 +67,13 @@ struct kf_ci {
 enum kf_status kf_boot_speedup(const double *ref, size_t n_ref, const double *cand, size_t n_cand,
 			       const struct kf_boot_opts *opts, struct kf_ci *out, struct kf_err *err);
 
+/* The median of x[0..n) (n >= 1, every value finite and > 0) with a percentile-bootstrap interval: each
+ * resample draws n values with replacement and takes their median; lo and hi are the type-7 quantiles
+ * (1-level)/2 and (1+level)/2 of those medians. opts->paired is ignored; resamples default 4000 here.
+ * KF_ERR_INVALID for bad samples, KF_ERR_NOMEM. */
+enum kf_status kf_boot_median(const double *x, size_t n, const struct kf_boot_opts *opts, struct kf_ci *out,
+			      struct kf_err *err);
+
 /* True when the interval says the candidate is faster: its lower bound is above 1 (spec/verification.md). */
 bool kf_ci_significant(const struct kf_ci *ci);
 

@@ -312,6 +312,46 @@ out:
 	return st;
 }
 
+enum kf_status kf_boot_median(const double *x, size_t n, const struct kf_boot_opts *opts, struct kf_ci *out,
+			      struct kf_err *err)
+{
+	uint32_t resamples = opts && opts->resamples ? opts->resamples : 4000;
+	double level = opts && opts->level > 0 ? opts->level : 0.95;
+	struct kf_profiler_rng rng;
+	double *draw, *scratch, *meds;
+
+	memset(out, 0, sizeof(*out));
+	if (!x || !n)
+		return kf_err_set(err, KF_ERR_INVALID, "the bootstrap of a median needs at least one sample");
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			return kf_err_set(err, KF_ERR_INVALID, "sample %zu is not a positive time", i);
+	draw = malloc(n * sizeof(*draw));
+	scratch = malloc(n * sizeof(*scratch));
+	meds = malloc((size_t)resamples * sizeof(*meds));
+	if (!draw || !scratch || !meds) {
+		free(draw);
+		free(scratch);
+		free(meds);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory for %u bootstrap resamples", resamples);
+	}
+	out->level = level;
+	out->point = kf_stats_median_scratch(x, n, scratch);
+	kf_profiler_rng_seed(&rng, opts ? opts->seed : 0);
+	for (uint32_t r = 0; r < resamples; r++) {
+		for (size_t i = 0; i < n; i++)
+			draw[i] = x[kf_profiler_rng_below(&rng, n)];
+		meds[r] = kf_stats_median_scratch(draw, n, scratch);
+	}
+	qsort(meds, resamples, sizeof(*meds), cmp_double);
+	out->lo = kf_stats_quantile_sorted(meds, resamples, (1 - level) / 2);
+	out->hi = kf_stats_quantile_sorted(meds, resamples, (1 + level) / 2);
+	free(draw);
+	free(scratch);
+	free(meds);
+	return KF_OK;
+}
+
 bool kf_ci_significant(const struct kf_ci *ci)
 {
 	return ci->lo > 1.0;
