@@ -30,6 +30,7 @@ WORKER_CXX    := $(wildcard sandbox/cuda/*.cpp)
 VERIFIER_SRC  := $(wildcard verifier/*.c)
 PROFILER_SRC  := $(wildcard profiler/*.c)
 KB_SRC        := $(wildcard kb/*.c)
+EVAL_SRC      := $(wildcard eval/*.c)
 AGENT_SRC     := $(wildcard agent/*.c)
 REPORTS_SRC   := $(wildcard reports/*.c)
 CLI_SRC       := $(wildcard cli/*.c)
@@ -39,7 +40,7 @@ EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data kb/sql
 EMBED_FILES := $(sort $(shell find $(EMBED_DIRS) -type f ! -name '*~' 2>/dev/null))
 
 LIB_SRC := $(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(SANDBOX_SRC) $(VERIFIER_SRC) $(PROFILER_SRC) \
-           $(KB_SRC) $(AGENT_SRC) $(REPORTS_SRC)
+           $(KB_SRC) $(EVAL_SRC) $(AGENT_SRC) $(REPORTS_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cpp,$(BUILD)/obj/%.o,$(1)))
 

@@ -14,7 +14,7 @@ for t in cppcheck clang-tidy; do
 	command -v "$t" >/dev/null || { echo "lint: '$t' not found" >&2; exit 2; }
 done
 
-FILES=$(git ls-files 'core/*.c' 'sandbox/*.c' 'verifier/*.c' 'profiler/*.c' 'kb/*.c' 'agent/*.c' \
+FILES=$(git ls-files 'core/*.c' 'sandbox/*.c' 'verifier/*.c' 'profiler/*.c' 'kb/*.c' 'eval/*.c' 'agent/*.c' \
 	'reports/*.c' 'cli/*.c' | grep -v '^sandbox/cpu/shim/')
 [ -n "$FILES" ] || { echo "lint: no files" >&2; exit 2; }
 n=$(echo "$FILES" | wc -l)

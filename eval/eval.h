@@ -1,0 +1,140 @@
+/* eval: the one evaluation pipeline every command shares (ARCHITECTURE.md, "The evaluation pipeline").
+ * kf_eval_run takes a candidate kernel (source text and a name) for a task and returns one outcome: verify,
+ * then (when timing is asked for and the kernel passed) profile, re-check the outputs of the timed launches,
+ * re-verify strictly when the time is implausible, and settle the final verdict, with the per-shape
+ * evidence, the timings, the static resources and the feedback a prompt may show. kf_eval_record writes an
+ * outcome to the knowledge base with one clock vocabulary, one toolchain id and one shape form. */
+#ifndef KF_EVAL_H
+#define KF_EVAL_H
+
+#include "kf.h"
+#include "profiler/timing.h"
+#include "sandbox/sandbox.h"
+#include "task.h"
+#include "verifier/verifier.h"
+
+struct kf_kb;
+struct kf_kb_candidate;
+
+/* The steps of the pipeline, in the order they run. An outcome names the step that settled its verdict. */
+enum kf_eval_stage {
+	KF_EVAL_STAGE_VERIFY,  /* the verification protocol (spec/verification.md) */
+	KF_EVAL_STAGE_PROFILE, /* timing; a kernel that fails while timed is a runtime_error */
+	KF_EVAL_STAGE_RECHECK, /* the outputs of the timed launches against the reference's */
+	KF_EVAL_STAGE_STRICT,  /* strict re-verification of an implausible time (spec check 10) */
+	KF_EVAL_STAGE_COUNT
+};
+const char *kf_eval_stage_name(enum kf_eval_stage s); /* "verify", "profile", "recheck", "strict" */
+
+struct kf_eval_opts {
+	enum kf_backend_kind backend;
+	const struct kf_device_info
+	    *device;             /* cuda: the probed device (compile arch, peaks); NULL otherwise */
+	const char *worker_path; /* NULL: kf_worker_default_path() */
+	uint64_t seed;           /* verification and input seed; 0: a secret one (in the outcome) */
+	bool profile;            /* time a kernel that passed verification */
+	/* verification */
+	bool strict;         /* verify strictly from the start (more seeds and edge shapes) */
+	bool all_shapes;     /* keep checking after the first failing shape */
+	bool no_shuffle;     /* cpu: fibers in program order between barriers */
+	int verbose;         /* the verifier's progress lines on stderr */
+	int step_timeout_ms; /* per verification step; 0: the verifier's default */
+	/* timing */
+	struct kf_stop_rule rule; /* zero: the profiler's default for the backend */
+	bool all_timing_shapes;   /* cpu: time the task's timing shapes (default: its largest public shape) */
+	volatile int *stop;       /* while non-zero, the optional steps (timing, strict re-verification) are
+				     skipped: an interrupted search or command still gets its verdict */
+};
+
+void kf_eval_opts_init(struct kf_eval_opts *o);
+
+/* One timed shape, as the prompt, the reports and the knowledge base see it. */
+struct kf_eval_timing {
+	struct kf_shape shape;
+	bool is_timing_shape; /* false: the cpu backend timed the largest public shape */
+	const char *clock;    /* "gpu" or "cpu": cpu times are never GPU speed */
+	const char *source;   /* how it was measured, kb.h's vocabulary: "cupti", "cuda_event" or "cpu" */
+	size_t n_samples;
+	double median_ns, iqr_ns;  /* the candidate's */
+	struct kf_ci median_ci;    /* 95% bootstrap interval of the candidate's median, in ns */
+	double ref_median_ns;      /* the task's reference kernel, timed interleaved */
+	struct kf_ci speedup;      /* reference / candidate with its bootstrap interval */
+	bool significant;          /* the interval says the candidate is faster */
+	bool has_baseline;         /* the task names a baseline kernel */
+	double baseline_median_ns; /* ... timed interleaved too */
+	struct kf_ci speedup_vs_baseline;
+};
+
+/* What a prompt may show about a candidate (never a hidden or edge shape's dims). Strings are owned by the
+ * outcome, bounded, and NULL when there is nothing to say. */
+struct kf_eval_feedback {
+	char *compile_log; /* compile errors only: the head of the log */
+	char *check;       /* a rejected kernel: the failing check's evidence at a public shape, a sentence
+			      for a shape it is not shown, or the reason */
+	bool has_shape;    /* the failing shape is public: */
+	struct kf_shape shape; /* ... this one */
+	double max_error;      /* ... with this max |got - want| (-1 unknown) */
+	char *profile_text;    /* a correct, timed kernel: the compact timing text */
+};
+
+struct kf_eval_outcome {
+	enum kf_verdict verdict; /* the final verdict (spec/verification.md's names) */
+	char reason[1400];
+	enum kf_eval_stage stage; /* the step that settled the verdict (VERIFY for a pass) */
+	enum kf_backend_kind backend;
+	uint64_t seed;      /* of the first verification: replays it */
+	char arch[16];      /* the device's arch on cuda, "cpu" on the cpu backend */
+	char toolchain[64]; /* kf_compiler_id(backend) */
+	char device[128];   /* the device's name ("" on the cpu backend) */
+	char clock[8];      /* "gpu" or "cpu" */
+	/* the steps' own results (owned; the renderers of each step take them) */
+	struct kf_verify_result *verify;   /* the first verification */
+	struct kf_verify_result *strict;   /* the strict re-verification, when one ran; else NULL */
+	struct kf_profile_result *profile; /* the timing, when it ran and succeeded; else NULL */
+	enum kf_status profile_status;     /* KF_OK, or why timing failed (KF_ERR_RUNTIME: the kernel failed
+					      while timed, which is its verdict; others: not timed) */
+	struct kf_err profile_err;
+	/* the timing of a correct kernel (n_timings 0 when it was not timed or was rejected) */
+	bool timed;
+	size_t n_timings;
+	struct kf_eval_timing *timings;
+	double speedup; /* geometric mean over the timed shapes; 0 when not timed */
+	double speedup_lo,
+	    speedup_hi; /* geometric means of the per-shape interval bounds (an approximation) */
+	/* static resources per launch of the candidate's plan (from the timing step's NVRTC compile) */
+	size_t n_resources;
+	const struct kf_launch_res *resources; /* borrowed from profile */
+	struct kf_eval_feedback feedback;
+	double verify_ms, profile_ms, strict_ms, wall_ms; /* each step's time and the whole pipeline's */
+};
+
+/* Runs the pipeline for the candidate source[0..len) named name (used in messages and diagnostics) on task
+ * t. Returns KF_OK with *out holding the outcome, whatever the verdict. Errors are problems of the task or
+ * the harness, as kf_verify_source reports them: KF_ERR_INVALID/PARSE/NOTFOUND (bad task, broken
+ * reference), KF_ERR_UNAVAILABLE (backend not usable), others internal; *out is then NULL. A timing
+ * failure is part of the outcome (profile_status), never an error here. */
+enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char *source, size_t len,
+			   const struct kf_eval_opts *o, struct kf_eval_outcome **out, struct kf_err *err);
+/* kf_eval_run on the file at path (named by its path); a file that cannot be read is KF_ERR_NOTFOUND. */
+enum kf_status kf_eval_file(const struct kf_task *t, const char *path, const struct kf_eval_opts *o,
+			    struct kf_eval_outcome **out, struct kf_err *err);
+void kf_eval_outcome_free(struct kf_eval_outcome *o);
+
+/* The verification whose shapes stand: the strict one when it rejected the kernel, else the first. */
+const struct kf_verify_result *kf_eval_verification(const struct kf_eval_outcome *o);
+
+/* kb.h's clock vocabulary for a timing source reported by a worker ("cupti", "events", "cpu-wall") on a
+ * backend: "cupti", "cuda_event" or "cpu". */
+const char *kf_eval_clock_source(enum kf_backend_kind b, const char *timing_source);
+
+/* The dtype a task's results are keyed by in the knowledge base: its first output's ("f32"). */
+const char *kf_eval_task_dtype(const struct kf_task *t);
+
+/* Records cand (the caller's lineage: run, parent, llm call, edit kind, source) with outcome o of task t as
+ * one step (the candidate, its evaluation with the standing verification's shape rows, its timings), in
+ * one transaction that joins the caller's when one is open. cand_id and eval_id may be NULL. */
+enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const struct kf_eval_outcome *o,
+			      const struct kf_kb_candidate *cand, int64_t *cand_id, int64_t *eval_id,
+			      struct kf_err *err);
+
+#endif

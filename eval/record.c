@@ -1,0 +1,69 @@
+/* An evaluation outcome as knowledge-base rows (eval/eval.h, kf_eval_record): the evaluation with the
+ * standing verification's shape rows and one timing row per timed shape, in kb.h's vocabulary: clock
+ * "cupti" | "cuda_event" | "cpu", ci_lo_ms/ci_hi_ms the bootstrap interval of the candidate's median time,
+ * speedup_ci_lo/hi the interval of the speedup, the toolchain the compiler id, shapes as compact JSON. */
+#include <stdlib.h>
+
+#include "eval/eval.h"
+#include "json.h"
+#include "kb/kb.h"
+
+/* A shape of KF_MAX_DIMS dims with KF_NAME_MAX names and 64-bit values as JSON fits. */
+#define SHAPE_JSON_MAX (KF_MAX_DIMS * (KF_NAME_MAX + 24) + 4)
+
+enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const struct kf_eval_outcome *o,
+			      const struct kf_kb_candidate *cand, int64_t *cand_id, int64_t *eval_id,
+			      struct kf_err *err)
+{
+	const struct kf_verify_result *vr = kf_eval_verification(o);
+	struct kf_kb_shape_row *rows = calloc(vr->n_shapes + 1, sizeof(*rows));
+	struct kf_kb_timing *tm = calloc(o->n_timings + 1, sizeof(*tm));
+	char(*dims)[SHAPE_JSON_MAX] = calloc(vr->n_shapes + o->n_timings + 1, sizeof(*dims));
+	struct kf_kb_eval ke = {0};
+	enum kf_status st;
+
+	if (!rows || !tm || !dims) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < vr->n_shapes; i++) {
+		const struct kf_shape_report *s = &vr->shapes[i];
+		kf_json_shape_text(&s->shape, dims[i], sizeof(dims[i]));
+		rows[i] = (struct kf_kb_shape_row){dims[i], kf_verdict_name(s->status), s->max_abs,
+						   s->max_rel, s->detail};
+	}
+	for (size_t i = 0; i < o->n_timings; i++) {
+		const struct kf_eval_timing *x = &o->timings[i];
+		char *shape = dims[vr->n_shapes + i];
+		kf_json_shape_text(&x->shape, shape, sizeof(dims[0]));
+		tm[i] = (struct kf_kb_timing){.shape = shape,
+					      .clock = x->source,
+					      .n_samples = (int)x->n_samples,
+					      .median_ms = x->median_ns / 1e6,
+					      .iqr_ms = x->iqr_ns / 1e6,
+					      .ci_lo_ms = x->median_ci.lo / 1e6,
+					      .ci_hi_ms = x->median_ci.hi / 1e6,
+					      .ref_median_ms = x->ref_median_ns / 1e6,
+					      .speedup = x->speedup.point,
+					      .speedup_ci_lo = x->speedup.lo,
+					      .speedup_ci_hi = x->speedup.hi};
+	}
+	ke.backend = kf_backend_name(o->backend);
+	ke.arch = o->arch;
+	ke.toolchain = o->toolchain;
+	ke.device = o->device;
+	ke.dtype = kf_eval_task_dtype(t);
+	ke.verdict = kf_verdict_name(o->verdict);
+	ke.reason = o->reason;
+	ke.seed = (int64_t)o->seed;
+	ke.speedup = o->timed ? o->speedup : 0;
+	ke.wall_ms = o->wall_ms;
+	ke.n_shapes = vr->n_shapes;
+	ke.shapes = rows;
+	st = kf_kb_record_step(kb, cand, &ke, tm, o->n_timings, cand_id, eval_id, err);
+out:
+	free(rows);
+	free(tm);
+	free(dims);
+	return st;
+}

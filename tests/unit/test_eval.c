@@ -1,0 +1,338 @@
+/* Tests of the evaluation pipeline (eval/) on the cpu backend with the real worker ($KFORGE_WORKER), over
+ * tests/data/eval: a task whose reference is slow on purpose (a plain kernel is > 10x faster, so its time
+ * is implausible), a correct kernel, an exploit only the strict re-verification catches, one only the
+ * re-check of timed outputs catches, kernels wrong at a hidden or a public shape, one that does not
+ * compile; and the knowledge-base record of outcomes in kb.h's vocabulary. */
+#include <unistd.h>
+
+#include "eval/eval.h"
+#include "kb/kb.h"
+#include "testing.h"
+
+#define DATA "tests/data/eval/"
+
+static char tmpdir[] = "/tmp/kf-test-eval.XXXXXX";
+static struct kf_task *task;
+
+enum { K_FAST, K_TRAP, K_LATE, K_HIDDEN, K_PUBLIC, K_BROKEN, K_COUNT };
+static const char *const kernel_file[K_COUNT] = {"fast.cu",         "strict_trap.cu",  "late_zero.cu",
+						 "wrong_hidden.cu", "wrong_public.cu", "broken.cu"};
+static struct kf_eval_outcome *outcome[K_COUNT];
+
+/* Each kernel is evaluated once (with timing) and shared by the tests that read its outcome. */
+static const struct kf_eval_outcome *eval_kernel(int k)
+{
+	struct kf_eval_opts o;
+	struct kf_err err = KF_ERR_INIT;
+	char path[256];
+	enum kf_status st;
+
+	CHECKF(task != NULL, "the test task did not load");
+	if (outcome[k] || !task)
+		return outcome[k];
+	kf_eval_opts_init(&o);
+	o.backend = KF_BACKEND_CPU;
+	o.profile = true;
+	/* 40 samples a side: more launches than late_zero.cu stays right for */
+	o.rule = (struct kf_stop_rule){40, 0, 0, 40, 0};
+	snprintf(path, sizeof(path), DATA "%s", kernel_file[k]);
+	st = kf_eval_file(task, path, &o, &outcome[k], &err);
+	CHECKF(st == KF_OK, "%s: %s", path, err.msg);
+	return outcome[k];
+}
+
+static void test_correct_kernel_is_timed_and_reverified(void)
+{
+	const struct kf_eval_outcome *r = eval_kernel(K_FAST);
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_PASS);
+	CHECK_EQ_INT(r->stage, KF_EVAL_STAGE_VERIFY);
+	CHECK(r->timed && r->profile && r->profile_status == KF_OK);
+	/* > 10x over the slow reference: implausible, so a strict re-verification ran and passed */
+	CHECK(r->profile && r->profile->implausible);
+	CHECK(r->strict && r->strict->status == KF_VERDICT_PASS && r->strict->strict);
+	CHECK(r->strict && r->strict->seed != r->verify->seed);
+	CHECK(kf_eval_verification(r) == r->verify);
+	CHECK_EQ_INT(r->n_timings, 1);
+	if (r->n_timings) {
+		const struct kf_eval_timing *t = &r->timings[0];
+		CHECK_STR(t->clock, "cpu");
+		CHECK_STR(t->source, "cpu");
+		CHECK_EQ_INT(t->n_samples, 40);
+		CHECK(t->median_ci.lo > 0 && t->median_ci.lo <= t->median_ns &&
+		      t->median_ns <= t->median_ci.hi);
+		CHECK_NEAR(t->median_ci.point, t->median_ns, 1e-9 * t->median_ns);
+		CHECK(t->speedup.point > 10 && t->speedup.lo <= t->speedup.point);
+		CHECK(t->significant);
+		CHECK(!t->is_timing_shape); /* the cpu backend times the largest public shape */
+	}
+	CHECK(r->speedup > 10 && r->speedup_lo <= r->speedup && r->speedup <= r->speedup_hi);
+	CHECK_STR(r->clock, "cpu");
+	CHECK_STR(r->arch, "cpu");
+	CHECK_STR(r->toolchain, kf_compiler_id(KF_BACKEND_CPU));
+	CHECK(r->n_resources == 1 && r->resources && r->resources[0].block_threads == 128);
+	CHECK(!r->feedback.check && !r->feedback.compile_log);
+	CHECK_CONTAINS(r->feedback.profile_text, "speedup");
+}
+
+static void test_verify_only(void)
+{
+	struct kf_eval_opts o;
+	struct kf_eval_outcome *r = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	if (!task)
+		KF_SKIP("no task");
+	kf_eval_opts_init(&o);
+	o.backend = KF_BACKEND_CPU;
+	o.seed = 12345;
+	CHECK(kf_eval_file(task, DATA "fast.cu", &o, &r, &err) == KF_OK);
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_PASS);
+	CHECK(r->seed == 12345 && r->verify->seed == 12345);
+	CHECK(!r->profile && !r->strict && !r->timed && r->n_timings == 0 && r->speedup == 0);
+	CHECK(!r->feedback.check); /* a pass where no timing was asked for is an answer */
+	kf_eval_outcome_free(r);
+
+	/* a stop (Ctrl-C, an interrupted search) skips the optional steps; the verdict stands */
+	volatile int stop = 1;
+	o.profile = true;
+	o.stop = &stop;
+	CHECK(kf_eval_file(task, DATA "fast.cu", &o, &r, &err) == KF_OK);
+	if (!r)
+		return;
+	CHECK(r->verdict == KF_VERDICT_PASS && !r->profile && !r->timed);
+	CHECK(r->feedback.check != NULL); /* not timed where timing was asked: no answer for a search */
+	kf_eval_outcome_free(r);
+
+	CHECK(kf_eval_file(task, DATA "no_such_kernel.cu", &o, &r, &err) == KF_ERR_NOTFOUND && !r);
+}
+
+static void test_strict_reverification_catches_shape_trap(void)
+{
+	const struct kf_eval_outcome *r = eval_kernel(K_TRAP);
+	if (!r)
+		return;
+	/* the ordinary sweep passes it; the strict one (earned by the implausible speed) does not */
+	CHECK_EQ_INT(r->verify->status, KF_VERDICT_PASS);
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_WRONG_OUTPUT);
+	CHECK_EQ_INT(r->stage, KF_EVAL_STAGE_STRICT);
+	CHECK(r->strict && kf_eval_verification(r) == r->strict);
+	CHECK_CONTAINS(r->reason, "M=1");
+	CHECK(!r->timed && r->n_timings == 0 && r->speedup == 0);
+	/* the failing shape is an edge shape: the prompt hears that, not its dims */
+	CHECK(!r->feedback.has_shape);
+	CHECK_CONTAINS(r->feedback.check, "not shown");
+	CHECK(r->feedback.check && !strstr(r->feedback.check, "M=1"));
+}
+
+static void test_recheck_catches_late_change(void)
+{
+	const struct kf_eval_outcome *r = eval_kernel(K_LATE);
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->verify->status, KF_VERDICT_PASS);
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_WRONG_OUTPUT);
+	CHECK_EQ_INT(r->stage, KF_EVAL_STAGE_RECHECK);
+	CHECK_CONTAINS(r->reason, "outputs of timed launches were wrong");
+	CHECK(r->profile && !r->profile->timed_outputs_ok);
+	CHECK(!r->strict); /* already rejected: no re-verification */
+	CHECK(!r->timed && r->n_timings == 0);
+	CHECK_CONTAINS(r->feedback.check, "timed launch");
+}
+
+static void test_feedback_hides_hidden_shapes(void)
+{
+	const struct kf_eval_outcome *r = eval_kernel(K_HIDDEN);
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_WRONG_OUTPUT);
+	CHECK_EQ_INT(r->stage, KF_EVAL_STAGE_VERIFY);
+	CHECK(!r->profile); /* a rejected kernel is never timed */
+	CHECK_CONTAINS(r->reason, "M=17");
+	CHECK(!r->feedback.has_shape);
+	CHECK_CONTAINS(r->feedback.check, "a shape you are not shown");
+	CHECK(r->feedback.check && !strstr(r->feedback.check, "17") && !strstr(r->feedback.check, "M="));
+}
+
+static void test_feedback_names_public_shape(void)
+{
+	const struct kf_eval_outcome *r = eval_kernel(K_PUBLIC);
+	int64_t m = 0, n = 0;
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_WRONG_OUTPUT);
+	CHECK(r->feedback.has_shape);
+	CHECK(kf_shape_get(&r->feedback.shape, "M", &m) && kf_shape_get(&r->feedback.shape, "N", &n));
+	CHECK(m == 24 && n == 128);
+	CHECK_CONTAINS(r->feedback.check, "got");
+	CHECK(r->feedback.max_error > 0);
+	CHECK(!r->feedback.compile_log && !r->feedback.profile_text);
+}
+
+static void test_compile_error_feedback(void)
+{
+	const struct kf_eval_outcome *r = eval_kernel(K_BROKEN);
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_COMPILE_ERROR);
+	CHECK_CONTAINS(r->feedback.compile_log, "undeclared_name");
+	CHECK(!r->feedback.check && !r->profile);
+}
+
+static void test_clock_vocabulary(void)
+{
+	CHECK_STR(kf_eval_clock_source(KF_BACKEND_CUDA, "cupti"), "cupti");
+	CHECK_STR(kf_eval_clock_source(KF_BACKEND_CUDA, "events"), "cuda_event");
+	CHECK_STR(kf_eval_clock_source(KF_BACKEND_CPU, "cpu-wall"), "cpu");
+	CHECK_STR(kf_eval_clock_source(KF_BACKEND_CPU, "cupti"), "cpu"); /* a cpu time is never a GPU one */
+	CHECK_STR(kf_eval_stage_name(KF_EVAL_STAGE_STRICT), "strict");
+	if (task)
+		CHECK_STR(kf_eval_task_dtype(task), "f32");
+}
+
+struct rows {
+	int n_evals, n_timings;
+	char verdict[2][32], toolchain[2][64], arch[2][16], dtype[2][16], first_dims[2][64];
+	size_t n_shapes[2];
+	double speedup[2];
+	bool has_m1_row[2];
+	struct {
+		char clock[16], shape[64];
+		int n;
+		double median, lo, hi, ref, sp, sp_lo, sp_hi;
+	} t;
+};
+
+static int on_eval(void *ctx, const struct kf_kb_eval *e)
+{
+	struct rows *r = ctx;
+	int i = r->n_evals++;
+	if (i > 1)
+		return 0;
+	snprintf(r->verdict[i], sizeof(r->verdict[i]), "%s", e->verdict);
+	snprintf(r->toolchain[i], sizeof(r->toolchain[i]), "%s", e->toolchain);
+	snprintf(r->arch[i], sizeof(r->arch[i]), "%s", e->arch);
+	snprintf(r->dtype[i], sizeof(r->dtype[i]), "%s", e->dtype);
+	snprintf(r->first_dims[i], sizeof(r->first_dims[i]), "%s", e->n_shapes ? e->shapes[0].dims : "");
+	r->n_shapes[i] = e->n_shapes;
+	r->speedup[i] = e->speedup;
+	for (size_t k = 0; k < e->n_shapes; k++)
+		if (strstr(e->shapes[k].dims, "\"M\":1,") && !strcmp(e->shapes[k].status, "wrong_output"))
+			r->has_m1_row[i] = true;
+	return 0;
+}
+
+static int on_timing(void *ctx, const struct kf_kb_timing *t)
+{
+	struct rows *r = ctx;
+	r->n_timings++;
+	snprintf(r->t.clock, sizeof(r->t.clock), "%s", t->clock);
+	snprintf(r->t.shape, sizeof(r->t.shape), "%s", t->shape);
+	r->t.n = t->n_samples;
+	r->t.median = t->median_ms;
+	r->t.lo = t->ci_lo_ms;
+	r->t.hi = t->ci_hi_ms;
+	r->t.ref = t->ref_median_ms;
+	r->t.sp = t->speedup;
+	r->t.sp_lo = t->speedup_ci_lo;
+	r->t.sp_hi = t->speedup_ci_hi;
+	return 0;
+}
+
+static void test_record_in_kb(void)
+{
+	const struct kf_eval_outcome *fast = eval_kernel(K_FAST), *trap = eval_kernel(K_TRAP);
+	struct kf_kb *kb = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct rows rows;
+	char path[512];
+	int64_t task_id = 0, run_id = 0, c1 = 0, c2 = 0, e1 = 0;
+	if (!fast || !trap)
+		return;
+	snprintf(path, sizeof(path), "%s/eval.db", tmpdir);
+	CHECK(kf_kb_open(path, 0, &kb, &err) == KF_OK);
+	if (!kb)
+		return;
+	CHECK(kf_kb_task_put_loaded(kb, task, &task_id, &err) == KF_OK);
+	struct kf_kb_run run = {.task_id = task_id, .strategy = "verify", .backend = "cpu"};
+	CHECK(kf_kb_run_begin(kb, &run, &run_id, &err) == KF_OK);
+	struct kf_kb_candidate c = {.run_id = run_id, .edit_kind = "seed", .source = "// fast"};
+	CHECK(kf_eval_record(kb, task, fast, &c, &c1, &e1, &err) == KF_OK && c1 > 0 && e1 > 0);
+	c.source = "// trap";
+	/* inside the caller's transaction it joins it */
+	CHECK(kf_kb_begin(kb, &err) == KF_OK);
+	CHECK(kf_eval_record(kb, task, trap, &c, &c2, NULL, &err) == KF_OK && c2 > c1);
+	CHECK(kf_kb_commit(kb, &err) == KF_OK);
+
+	memset(&rows, 0, sizeof(rows));
+	CHECK(kf_kb_evals_each(kb, run_id, 0, on_eval, &rows, &err) == KF_OK);
+	CHECK(kf_kb_timings_each(kb, run_id, 0, on_timing, &rows, &err) == KF_OK);
+	CHECK_EQ_INT(rows.n_evals, 2);
+	CHECK_STR(rows.verdict[0], "pass");
+	CHECK_STR(rows.verdict[1], "wrong_output");
+	for (int i = 0; i < 2; i++) {
+		CHECK_STR(rows.toolchain[i], kf_compiler_id(KF_BACKEND_CPU));
+		CHECK_STR(rows.arch[i], "cpu");
+		CHECK_STR(rows.dtype[i], "f32");
+		CHECK_STR(rows.first_dims[i], "{\"M\":24,\"N\":128}");
+	}
+	CHECK_EQ_INT(rows.n_shapes[0], fast->verify->n_shapes);
+	/* the rejected kernel's rows are the strict verification's, with the shape that failed */
+	CHECK(trap->strict && rows.n_shapes[1] == trap->strict->n_shapes);
+	CHECK(rows.has_m1_row[1] && !rows.has_m1_row[0]);
+	CHECK_NEAR(rows.speedup[0], fast->speedup, 1e-9 * fast->speedup);
+	CHECK(rows.speedup[1] == 0);
+	/* one timing row, the correct kernel's; a rejected kernel has none */
+	CHECK_EQ_INT(rows.n_timings, 1);
+	CHECK_STR(rows.t.clock, "cpu");
+	CHECK_STR(rows.t.shape, "{\"M\":32,\"N\":100}");
+	CHECK_EQ_INT(rows.t.n, 40);
+	if (fast->n_timings) {
+		const struct kf_eval_timing *t = &fast->timings[0];
+		/* ci_lo_ms/ci_hi_ms: the interval of the median time, not the quartiles */
+		CHECK_NEAR(rows.t.lo, t->median_ci.lo / 1e6, 1e-12);
+		CHECK_NEAR(rows.t.hi, t->median_ci.hi / 1e6, 1e-12);
+		CHECK(rows.t.lo <= rows.t.median && rows.t.median <= rows.t.hi);
+		CHECK_NEAR(rows.t.median, t->median_ns / 1e6, 1e-12);
+		CHECK_NEAR(rows.t.ref, t->ref_median_ns / 1e6, 1e-12);
+		CHECK_NEAR(rows.t.sp, t->speedup.point, 1e-12);
+		CHECK_NEAR(rows.t.sp_lo, t->speedup.lo, 1e-12);
+		CHECK_NEAR(rows.t.sp_hi, t->speedup.hi, 1e-12);
+	}
+	kf_kb_close(kb);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct kf_test_case cases[] = {
+	    TEST(test_correct_kernel_is_timed_and_reverified),
+	    TEST(test_verify_only),
+	    TEST(test_strict_reverification_catches_shape_trap),
+	    TEST(test_recheck_catches_late_change),
+	    TEST(test_feedback_hides_hidden_shapes),
+	    TEST(test_feedback_names_public_shape),
+	    TEST(test_compile_error_feedback),
+	    TEST(test_clock_vocabulary),
+	    TEST(test_record_in_kb),
+	};
+	struct kf_err err = KF_ERR_INIT;
+	char cmd[600];
+	int rc;
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (kf_task_load(DATA "task.json", 0, NULL, &task, &err))
+		fprintf(stderr, "cannot load the test task: %s\n", err.msg);
+	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
+	for (int k = 0; k < K_COUNT; k++)
+		kf_eval_outcome_free(outcome[k]);
+	kf_task_free(task);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	return rc;
+}
