@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/search.h"
+#include "eval/eval.h"
 #include "expr.h"
 #include "kb/kb.h"
 #include "hash.h"
@@ -137,17 +138,11 @@ struct eval_job {
 	const struct kf_task *task;
 	const char *source;
 	size_t len;
-	enum kf_backend_kind backend;
-	const struct kf_device_info *device;
-	const char *worker_path;
+	struct kf_eval_opts eo;
 	/* out */
 	enum kf_status st;
 	struct kf_err err;
-	struct kf_verify_result *vr;
-	struct kf_profile_result *pr;
-	enum kf_status pst;
-	struct kf_err perr;
-	double wall_ms;
+	struct kf_eval_outcome *out;
 	atomic_int done;
 	pthread_t th;
 };
@@ -177,7 +172,7 @@ struct opt {
 	double t0_ms;
 	double spend_usd;
 	int64_t tokens_in, tokens_out, tokens_cached, tokens_reasoning, calls;
-	char arch[16], dtype[16], toolchain[64], clock[8];
+	char arch[16], clock[8];
 	int64_t by_verdict[KF_VERDICT_COUNT + 1];
 	int64_t n_candidates, n_verified;
 	char event[256];
@@ -331,180 +326,35 @@ static void atfork_init(void)
 static void *eval_main(void *arg)
 {
 	struct eval_job *j = arg;
-	struct kf_verify_opts vo;
-	double t0 = kf_now_ms();
-
-	kf_verify_opts_init(&vo);
-	vo.backend = j->backend;
-	vo.worker_path = j->worker_path;
-	vo.timing_shapes = j->backend == KF_BACKEND_CUDA;
-	if (j->device && j->device->arch[0] && j->backend == KF_BACKEND_CUDA)
-		vo.arch = j->device->arch;
-	j->st = kf_verify_source(j->task, "candidate.cu", j->source, j->len, &vo, &j->vr, &j->err);
-	if (!j->st && j->vr->status == KF_VERDICT_PASS && !kf_optimize_stop) {
-		struct kf_kfile *kf = NULL;
-		struct kf_profile_opts po;
-		kf_profile_opts_init(&po);
-		po.backend = j->backend;
-		po.device = j->backend == KF_BACKEND_CUDA ? j->device : NULL;
-		po.seed = j->vr->seed;
-		po.worker_path = j->worker_path;
-		if (j->backend == KF_BACKEND_CPU)
-			/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2%
-			 * relative standard error, at most 30 samples or 1.5 s a side (the bootstrap interval
-			 * stays honest: it is computed from whatever was sampled) */
-			po.rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
-		if ((j->pst = kf_kfile_parse("candidate.cu", j->source, j->len, &kf, &j->perr)) == KF_OK &&
-		    (j->pst = kf_kfile_bind(kf, j->task, &j->perr)) == KF_OK)
-			j->pst = kf_profile_run(j->task, kf, &po, &j->pr, &j->perr);
-		kf_kfile_free(kf);
-		if (!j->pst && j->pr->implausible && !kf_optimize_stop) {
-			/* spec check 10: an impossible time earns a stricter re-verification */
-			struct kf_verify_result *strict = NULL;
-			struct kf_err e2 = KF_ERR_INIT;
-			vo.strict = true;
-			vo.seed = 0;
-			if (!kf_verify_source(j->task, "candidate.cu", j->source, j->len, &vo, &strict,
-					      &e2) &&
-			    strict->status != KF_VERDICT_PASS) {
-				kf_verify_result_free(j->vr);
-				j->vr = strict;
-				strict = NULL;
-			}
-			kf_verify_result_free(strict);
-		}
-	}
-	j->wall_ms = kf_now_ms() - t0;
+	j->st = kf_eval_run(j->task, "candidate.cu", j->source, j->len, &j->eo, &j->out, &j->err);
 	atomic_store(&j->done, 1);
 	return NULL;
 }
 
 /* ---- records ---------------------------------------------------------------------------------- */
 
-static void shape_json(const struct kf_shape *s, char *out, size_t n)
-{
-	size_t o = 0;
-	o += (size_t)snprintf(out + o, n - o, "{");
-	for (size_t i = 0; i < s->n && o < n; i++)
-		o += (size_t)snprintf(out + o, n - o, "%s\"%s\":%lld", i ? "," : "", s->names[i],
-				      (long long)s->values[i]);
-	if (o < n)
-		snprintf(out + o, n - o, "}");
-}
-
-static double geomean_ok(double acc, size_t n)
-{
-	return n ? exp(acc / (double)n) : 0;
-}
-
-/* Turns a finished evaluation into the cand fields, the search observation and kb records, and records
- * the step (llm call, candidate, evaluation, timings) in one transaction. */
+/* Turns a finished evaluation into the cand fields and the search observation, and records the step (llm
+ * call, candidate, evaluation, timings) in one transaction. */
 static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_llm_call *call, struct cand *c,
-				  struct kf_search_cand *sc, const char *edit_kind, struct eval_job *j,
-				  struct kf_err *err)
+				  struct kf_search_cand *sc, const char *edit_kind,
+				  const struct kf_eval_outcome *ev, struct kf_err *err)
 {
-	struct kf_verify_result *vr = j->vr;
-	struct kf_profile_result *pr = j->pr;
-	const char *verdict = kf_verdict_name(vr->status);
-	char reason[1400];
-	double speedup = 0, lacc = 0, hacc = 0, pacc = 0;
-	size_t nt = 0;
-	struct kf_kb_timing tim[16];
-	char tshape[16][256];
+	const struct kf_eval_feedback *fb = &ev->feedback;
+	bool correct = ev->verdict == KF_VERDICT_PASS && ev->timed;
 	enum kf_status st;
 
-	snprintf(reason, sizeof(reason), "%s", vr->reason);
-	if (vr->status == KF_VERDICT_PASS) {
-		if (j->pst == KF_ERR_RUNTIME) {
-			verdict = "runtime_error";
-			snprintf(reason, sizeof(reason), "failed while timed: %s", j->perr.msg);
-		} else if (j->pst) {
-			snprintf(reason, sizeof(reason), "%s; not timed: %s", vr->reason, j->perr.msg);
-		} else if (!pr->timed_outputs_ok) {
-			verdict = "wrong_output";
-			snprintf(reason, sizeof(reason), "outputs of timed launches were wrong");
-			for (size_t i = 0; i < pr->n_shapes; i++)
-				if (!pr->shapes[i].outputs_ok) {
-					snprintf(reason, sizeof(reason),
-						 "outputs of timed launches were wrong: %s",
-						 pr->shapes[i].recheck_detail);
-					break;
-				}
-		}
-	}
-	bool correct = !strcmp(verdict, "pass") && !j->pst && pr && pr->timed_outputs_ok;
+	/* feedback for a child prompt: eval keeps hidden and edge shapes' values out of it */
+	snprintf(c->verdict, sizeof(c->verdict), "%s", kf_verdict_name(ev->verdict));
+	c->reason = dup_bounded(ev->reason, 1200);
+	c->compile_log = kf_strdup(fb->compile_log);
+	c->check = kf_strdup(fb->check);
+	c->has_shape = fb->has_shape;
+	c->shape = fb->shape;
+	c->max_error = fb->max_error;
 	if (correct) {
-		for (size_t i = 0; i < pr->n_shapes && nt < 16; i++) {
-			const struct kf_profile_shape *ps = &pr->shapes[i];
-			struct kf_kb_timing *t = &tim[nt];
-			memset(t, 0, sizeof(*t));
-			shape_json(&ps->shape, tshape[nt], sizeof(tshape[nt]));
-			t->shape = tshape[nt];
-			t->clock = pr->clock[0] == 'c' ? "cpu" : ps->cand.timing_source;
-			t->n_samples = (int)ps->cand.n;
-			t->median_ms = ps->cand.stats.median / 1e6;
-			t->iqr_ms = ps->cand.stats.iqr / 1e6;
-			t->ci_lo_ms = ps->cand.stats.q1 / 1e6;
-			t->ci_hi_ms = ps->cand.stats.q3 / 1e6;
-			t->ref_median_ms = ps->ref.stats.median / 1e6;
-			t->speedup = ps->speedup.point;
-			t->speedup_ci_lo = ps->speedup.lo;
-			t->speedup_ci_hi = ps->speedup.hi;
-			if (ps->speedup.point > 0 && ps->speedup.lo > 0 && ps->speedup.hi > 0) {
-				pacc += log(ps->speedup.point);
-				lacc += log(ps->speedup.lo);
-				hacc += log(ps->speedup.hi);
-			}
-			nt++;
-		}
-		/* the aggregate over timing shapes is the geometric mean; so is its interval (an
-		 * approximation: per-shape intervals are in the timings) */
-		speedup = geomean_ok(pacc, nt);
-		c->lo = geomean_ok(lacc, nt);
-		c->hi = geomean_ok(hacc, nt);
-		c->profile_text = dup_bounded(pr->text, 2000);
-	}
-
-	/* feedback for a child prompt: never a hidden or edge shape's values */
-	snprintf(c->verdict, sizeof(c->verdict), "%s", verdict);
-	c->reason = dup_bounded(reason, 1200);
-	if (vr->status == KF_VERDICT_COMPILE_ERROR)
-		c->compile_log = dup_bounded(vr->compile_log, 4000);
-	for (size_t i = 0; i < vr->n_shapes; i++) {
-		const struct kf_shape_report *s = &vr->shapes[i];
-		if (s->status == KF_VERDICT_PASS)
-			continue;
-		if (s->kind == KF_SHAPE_PUBLIC) {
-			c->has_shape = true;
-			c->shape = s->shape;
-			c->check = dup_bounded(s->detail, 600);
-			if (isfinite(s->max_abs))
-				c->max_error = s->max_abs;
-		} else {
-			c->check = kf_strdup(
-			    "the kernel fails at a shape you are not shown (a hidden or edge shape): "
-			    "make it correct for every value of the dims");
-		}
-		break;
-	}
-	if (!c->check && !correct && vr->status != KF_VERDICT_COMPILE_ERROR)
-		c->check = kf_strdup(reason);
-
-	/* shape rows for the record (the knowledge base is not a prompt) */
-	struct kf_kb_shape_row *rows = calloc(vr->n_shapes + 1, sizeof(*rows));
-	char(*dims)[256] = calloc(vr->n_shapes + 1, sizeof(*dims));
-	if (!rows || !dims) {
-		free(rows);
-		free(dims);
-		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < vr->n_shapes; i++) {
-		shape_json(&vr->shapes[i].shape, dims[i], sizeof(dims[i]));
-		rows[i].dims = dims[i];
-		rows[i].status = kf_verdict_name(vr->shapes[i].status);
-		rows[i].max_abs = vr->shapes[i].max_abs;
-		rows[i].max_rel = vr->shapes[i].max_rel;
-		rows[i].detail = vr->shapes[i].detail;
+		c->lo = ev->speedup_lo;
+		c->hi = ev->speedup_hi;
+		c->profile_text = kf_strdup(fb->profile_text);
 	}
 
 	char tags[512];
@@ -527,41 +377,25 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 	kc.change = c->change;
 	kc.strategy_no = c->strategy >= 0 ? c->strategy + 1 : 0;
 	snprintf(c->tags, sizeof(c->tags), "%s", tags);
-	struct kf_kb_eval ke = {0};
-	ke.backend = kf_backend_name(z->o->backend);
-	ke.arch = z->arch;
-	ke.toolchain = z->toolchain;
-	ke.device = z->o->device ? z->o->device->name : NULL;
-	ke.dtype = z->dtype;
-	ke.verdict = verdict;
-	ke.reason = reason;
-	ke.seed = (int64_t)vr->seed;
-	ke.speedup = speedup;
-	ke.wall_ms = j->wall_ms;
-	ke.n_shapes = vr->n_shapes;
-	ke.shapes = rows;
 
 	int64_t call_id = 0;
 	if ((st = kf_kb_begin(z->kb, err)))
-		goto out;
+		return st;
 	if ((st = kf_kb_record_llm_call(z->kb, call, &call_id, NULL, err)))
 		goto fail;
 	kc.llm_call_id = call_id;
-	if ((st = kf_kb_record_step(z->kb, &kc, &ke, tim, nt, &c->id, NULL, err)))
+	if ((st = kf_eval_record(z->kb, z->task, ev, &kc, &c->id, NULL, err)))
 		goto fail;
 	if ((st = kf_kb_commit(z->kb, err)))
 		goto fail;
 
 	sc->correct = correct;
 	sc->failed = !correct;
-	sc->speedup = correct ? speedup : 0;
+	sc->speedup = correct ? ev->speedup : 0;
 	sc->cell = kf_search_cell(tags, strlen(c->source));
-	goto out;
+	return KF_OK;
 fail:
 	kf_kb_rollback(z->kb);
-out:
-	free(rows);
-	free(dims);
 	return st;
 }
 
@@ -1119,11 +953,18 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	j->task = z->task;
 	j->source = pr.source;
 	j->len = pr.source_len;
-	j->backend = z->o->backend;
-	j->device = z->o->device;
-	j->worker_path = z->o->worker_path;
+	kf_eval_opts_init(&j->eo);
+	j->eo.backend = z->o->backend;
+	j->eo.device = z->o->device;
+	j->eo.worker_path = z->o->worker_path;
+	j->eo.profile = true;
+	j->eo.stop = &kf_optimize_stop;
+	if (z->o->backend == KF_BACKEND_CPU)
+		/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2% relative
+		 * standard error, at most 30 samples or 1.5 s a side (the bootstrap interval stays honest: it
+		 * is computed from whatever was sampled) */
+		j->eo.rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
 	j->err = (struct kf_err)KF_ERR_INIT;
-	j->perr = (struct kf_err)KF_ERR_INIT;
 	if (pthread_create(&j->th, NULL, eval_main, j)) {
 		free(j);
 		kf_parse_result_release(&pr);
@@ -1173,7 +1014,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	sc.strategy = rq->pick.strategy;
 	const char *kind = pr.used_edits ? "diff" : rq->parent > 0 ? "rewrite" : "seed";
 	call.outcome = "candidate";
-	if ((st = record_eval(z, rq, &call, c, &sc, kind, j, err))) {
+	if ((st = record_eval(z, rq, &call, c, &sc, kind, j->out, err))) {
 		cand_release(c);
 		z->n_cands--;
 		goto out;
@@ -1215,8 +1056,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 		snprintf(z->event, sizeof(z->event), "candidate %lld (%s of %lld, %s): %s", (long long)c->id,
 			 kind, (long long)parent->id, rq->why, c->verdict);
 out:
-	kf_verify_result_free(j->vr);
-	kf_profile_result_free(j->pr);
+	kf_eval_outcome_free(j->out);
 	free(j);
 	kf_parse_result_release(&pr);
 	return st;
@@ -1510,7 +1350,7 @@ static void measure_baseline(struct opt *z)
 	}
 	if (pk && (flops > 0 || bytes > 0)) {
 		enum kf_dtype dt = KF_DTYPE_F32;
-		kf_dtype_parse(z->dtype, &dt);
+		kf_dtype_parse(kf_eval_task_dtype(t), &dt);
 		z->baseline.floor_ns = kf_roofline_floor_ns(flops, bytes, dt, pk);
 		double pf = pk->flops[kf_peak_kind_for_dtype(dt)];
 		z->baseline.bound =
@@ -1538,14 +1378,6 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 	z->ref_source = kf_buf_detach(&ref, NULL);
 	snprintf(z->arch, sizeof(z->arch), "%s",
 		 o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0] ? o->device->arch : "cpu");
-	snprintf(z->dtype, sizeof(z->dtype), "f32");
-	for (size_t i = 0; i < z->task->n_tensors; i++)
-		if (z->task->tensors[i].role != KF_ROLE_INPUT) {
-			snprintf(z->dtype, sizeof(z->dtype), "%s", kf_dtype_name(z->task->tensors[i].dtype));
-			break;
-		}
-	snprintf(z->toolchain, sizeof(z->toolchain), "%s",
-		 o->backend == KF_BACKEND_CUDA ? "nvrtc" : "cpu shim");
 	snprintf(z->res->clock, sizeof(z->res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
 	snprintf(z->clock, sizeof(z->clock), "%s", z->res->clock);
 	if ((st = mkdir_p(o->out_dir, err)))

@@ -23,11 +23,9 @@
 
 #include "agent/optimize.h"
 #include "cli.h"
+#include "eval/eval.h"
 #include "kb/kb.h"
-#include "profiler/timing.h"
-#include "sandbox/cpu/cpu.h"
 #include "reports/bench.h"
-#include "verifier/verifier.h"
 
 static const char help[] =
     "Runs a KernelBench-style benchmark over the tasks of SUITE (a folder searched for task.json files,\n"
@@ -288,25 +286,6 @@ static double wall_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static const char *main_dtype(const struct kf_task *t)
-{
-	for (size_t i = 0; i < t->n_tensors; i++)
-		if (t->tensors[i].role != KF_ROLE_INPUT)
-			return kf_dtype_name(t->tensors[i].dtype);
-	return t->n_tensors ? kf_dtype_name(t->tensors[0].dtype) : "";
-}
-
-static void shape_json(const struct kf_shape *s, char *buf, size_t n)
-{
-	cJSON *o = cJSON_CreateObject();
-	for (size_t k = 0; o && k < s->n; k++)
-		cJSON_AddNumberToObject(o, s->names[k], (double)s->values[k]);
-	char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
-	snprintf(buf, n, "%s", txt ? txt : "{}");
-	free(txt);
-	cJSON_Delete(o);
-}
-
 static char *run_config(const char *mode, const char *kernel, const char *outcome, const char *error)
 {
 	cJSON *o = cJSON_CreateObject(), *b = cJSON_AddObjectToObject(o, "bench");
@@ -323,23 +302,20 @@ static char *run_config(const char *mode, const char *kernel, const char *outcom
 }
 
 /* Evaluates DIR/<name>.cu for one task and records a run; *run_id gets it. Harness problems of one task
- * (a broken reference, an unusable backend) are recorded on the run as an "error", not returned. */
+ * (a broken reference, an unusable backend, a kernel that could not be timed) are recorded on the run as
+ * an "error", not returned. */
 static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_entry *e, int64_t *run_id,
 			       struct kf_err *err)
 {
 	struct kf_kb *kb = NULL;
 	struct kf_task *task = NULL;
-	struct kf_kfile *kf = NULL;
-	struct kf_verify_result *vr = NULL;
-	struct kf_profile_result *pr = NULL;
+	struct kf_eval_outcome *ev = NULL;
 	struct kf_buf src = KF_BUF_INIT((size_t)4 << 20);
-	struct kf_kb_timing *tm = NULL;
-	struct kf_kb_shape_row *rows = NULL;
-	char kernel[PATH_MAX * 2], (*dims)[256] = NULL, (*tdims)[256] = NULL;
+	char kernel[PATH_MAX * 2];
 	char *config = NULL;
 	struct kf_err terr = KF_ERR_INIT;
 	int64_t task_id = 0;
-	double t0 = kf_now_ms(), started = wall_s();
+	double started = wall_s();
 	enum kf_status st;
 
 	*run_id = 0;
@@ -349,54 +325,23 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 		goto out;
 
 	const char *outcome = NULL;
-	bool have_src = access(kernel, F_OK) == 0;
-	if (!have_src) {
+	if (access(kernel, F_OK) != 0) {
 		outcome = "missing";
 	} else if (kf_buf_read_file(&src, kernel, &terr)) {
 		outcome = "error";
 	} else {
-		struct kf_verify_opts vo;
-		kf_verify_opts_init(&vo);
-		vo.backend = c->backend;
-		vo.seed = c->seed;
-		vo.timing_shapes = c->backend == KF_BACKEND_CUDA;
-		if (kf_verify_file(task, kernel, &vo, &vr, &terr)) {
+		struct kf_eval_opts eo;
+		kf_eval_opts_init(&eo);
+		eo.backend = c->backend;
+		eo.device = &c->dev;
+		eo.seed = c->seed;
+		eo.profile = true;
+		eo.stop = &kf_cli_interrupted;
+		if (kf_eval_run(task, kernel, src.data, src.len, &eo, &ev, &terr)) {
 			outcome = "error";
-		} else if (vr->status == KF_VERDICT_PASS) {
-			struct kf_profile_opts po;
-			if (kf_kfile_load(kernel, &kf, &terr) || kf_kfile_bind(kf, task, &terr)) {
-				outcome = "error";
-			} else {
-				kf_profile_opts_init(&po);
-				po.backend = c->backend;
-				po.device = c->backend == KF_BACKEND_CUDA ? &c->dev : NULL;
-				po.seed = vr->seed;
-				enum kf_status pst = kf_profile_run(task, kf, &po, &pr, &terr);
-				if (pst == KF_ERR_RUNTIME) {
-					vr->status = KF_VERDICT_RUNTIME_ERROR;
-					snprintf(vr->reason, sizeof(vr->reason), "failed while timed: %s",
-						 terr.msg);
-				} else if (pst) {
-					outcome = "error";
-				} else if (!pr->timed_outputs_ok) {
-					vr->status = KF_VERDICT_WRONG_OUTPUT;
-					snprintf(vr->reason, sizeof(vr->reason),
-						 "outputs of timed launches were wrong");
-				} else if (pr->implausible) {
-					/* an impossible time or a > 10x speedup earns a stricter
-					 * re-verification */
-					struct kf_verify_result *strict = NULL;
-					vo.strict = true;
-					vo.seed = 0;
-					if (!kf_verify_file(task, kernel, &vo, &strict, &terr) &&
-					    strict->status != KF_VERDICT_PASS) {
-						kf_verify_result_free(vr);
-						vr = strict;
-						strict = NULL;
-					}
-					kf_verify_result_free(strict);
-				}
-			}
+		} else if (ev->profile_status && ev->profile_status != KF_ERR_RUNTIME) {
+			outcome = "error"; /* verified but not timed: no speedup to report */
+			terr = ev->profile_err;
 		}
 	}
 
@@ -405,7 +350,7 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 				.provider = "",
 				.model = "",
 				.backend = kf_backend_name(c->backend),
-				.seed = (int64_t)(vr ? vr->seed : c->seed),
+				.seed = (int64_t)(ev ? ev->seed : c->seed),
 				.started_at = started};
 	config =
 	    run_config("from-dir", kernel, outcome, outcome && strcmp(outcome, "missing") ? terr.msg : NULL);
@@ -416,63 +361,7 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 		goto rollback;
 	if (!outcome) {
 		struct kf_kb_candidate cand = {.run_id = *run_id, .edit_kind = "bench", .source = src.data};
-		char fake_arch[16];
-		snprintf(fake_arch, sizeof(fake_arch), "%s",
-			 c->backend == KF_BACKEND_CUDA ? c->dev.arch : "cpu");
-		rows = calloc(vr->n_shapes ? vr->n_shapes : 1, sizeof(*rows));
-		dims = calloc(vr->n_shapes ? vr->n_shapes : 1, sizeof(*dims));
-		if (!rows || !dims) {
-			st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-			goto rollback;
-		}
-		for (size_t i = 0; i < vr->n_shapes; i++) {
-			const struct kf_shape_report *sr = &vr->shapes[i];
-			shape_json(&sr->shape, dims[i], sizeof(dims[i]));
-			rows[i] = (struct kf_kb_shape_row){dims[i], kf_verdict_name(sr->status), sr->max_abs,
-							   sr->max_rel, sr->detail};
-		}
-		size_t n_t = 0;
-		double logsum = 0;
-		bool passed = vr->status == KF_VERDICT_PASS && pr;
-		if (passed) {
-			tm = calloc(pr->n_shapes ? pr->n_shapes : 1, sizeof(*tm));
-			tdims = calloc(pr->n_shapes ? pr->n_shapes : 1, sizeof(*tdims));
-			if (!tm || !tdims) {
-				st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-				goto rollback;
-			}
-			for (size_t i = 0; i < pr->n_shapes; i++) {
-				const struct kf_profile_shape *ps = &pr->shapes[i];
-				shape_json(&ps->shape, tdims[i], sizeof(tdims[i]));
-				tm[n_t++] = (struct kf_kb_timing){
-				    .shape = tdims[i],
-				    .clock = !strcmp(pr->clock, "cpu")                  ? "cpu"
-					     : !strcmp(ps->cand.timing_source, "cupti") ? "cupti"
-											: "cuda_event",
-				    .n_samples = (int)ps->cand.n,
-				    .median_ms = ps->cand.stats.median / 1e6,
-				    .iqr_ms = ps->cand.stats.iqr / 1e6,
-				    .ref_median_ms = ps->ref.stats.median / 1e6,
-				    .speedup = ps->speedup.point,
-				    .speedup_ci_lo = ps->speedup.lo,
-				    .speedup_ci_hi = ps->speedup.hi};
-				logsum += log(ps->speedup.point > 0 ? ps->speedup.point : 1e-12);
-			}
-		}
-		struct kf_kb_eval ev = {.backend = kf_backend_name(c->backend),
-					.arch = fake_arch,
-					.toolchain =
-					    c->backend == KF_BACKEND_CUDA ? "nvrtc" : kf_cpu_compiler_id(),
-					.device = c->dev.name,
-					.dtype = main_dtype(task),
-					.verdict = kf_verdict_name(vr->status),
-					.reason = vr->reason,
-					.seed = (int64_t)vr->seed,
-					.speedup = passed && n_t ? exp(logsum / (double)n_t) : 0,
-					.wall_ms = kf_now_ms() - t0,
-					.n_shapes = vr->n_shapes,
-					.shapes = rows};
-		if ((st = kf_kb_record_step(kb, &cand, &ev, tm, n_t, NULL, NULL, err)))
+		if ((st = kf_eval_record(kb, task, ev, &cand, NULL, NULL, err)))
 			goto rollback;
 	}
 	if ((st = kf_kb_run_set_status(kb, *run_id, outcome ? "failed" : "done", err)) ||
@@ -484,14 +373,8 @@ rollback:
 	*run_id = 0;
 out:
 	free(config);
-	free(rows);
-	free(dims);
-	free(tm);
-	free(tdims);
 	kf_buf_release(&src);
-	kf_profile_result_free(pr);
-	kf_verify_result_free(vr);
-	kf_kfile_free(kf);
+	kf_eval_outcome_free(ev);
 	kf_task_free(task);
 	kf_kb_close(kb);
 	return st;

@@ -8,8 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "profiler/timing.h"
-#include "verifier/verifier.h"
+#include "eval/eval.h"
+#include "json.h"
 #include "verifier/verifier_json.h"
 
 static const char help[] =
@@ -49,8 +49,7 @@ static cJSON *timed_json(const struct kf_timed *t)
 	return o;
 }
 
-cJSON *kf_profile_result_json(const struct kf_profile_result *r);
-cJSON *kf_profile_result_json(const struct kf_profile_result *r)
+static cJSON *profile_json(const struct kf_profile_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *shapes = cJSON_CreateArray(), *res = cJSON_CreateArray();
 	cJSON_AddStringToObject(o, "clock", r->clock);
@@ -65,10 +64,8 @@ cJSON *kf_profile_result_json(const struct kf_profile_result *r)
 	}
 	for (size_t i = 0; i < r->n_shapes; i++) {
 		const struct kf_profile_shape *s = &r->shapes[i];
-		cJSON *j = cJSON_CreateObject(), *d = cJSON_CreateObject();
-		for (size_t k = 0; k < s->shape.n; k++)
-			cJSON_AddNumberToObject(d, s->shape.names[k], (double)s->shape.values[k]);
-		cJSON_AddItemToObject(j, "dims", d);
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddItemToObject(j, "dims", kf_json_shape(&s->shape));
 		cJSON_AddStringToObject(j, "shape_kind", s->is_timing_shape ? "timing" : "public");
 		cJSON_AddItemToObject(j, "candidate", timed_json(&s->cand));
 		cJSON_AddItemToObject(j, "reference", timed_json(&s->ref));
@@ -145,6 +142,24 @@ static void print_text(const struct kf_profile_result *r)
 		printf("flag: %s\n", r->flags);
 }
 
+static void print_json(const struct kf_eval_outcome *r, const struct kf_task *task, const char *kernel)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct kf_err err = KF_ERR_INIT;
+	cJSON_AddStringToObject(o, "status", kf_verdict_name(r->verdict));
+	if (r->profile) {
+		cJSON_AddStringToObject(o, "backend", kf_backend_name(r->backend));
+		cJSON_AddStringToObject(o, "clock", r->clock);
+	}
+	cJSON_AddItemToObject(o, "verification",
+			      kf_verify_result_json(kf_eval_verification(r), task, kernel));
+	if (r->profile)
+		cJSON_AddItemToObject(o, "profile", profile_json(r->profile));
+	if (kf_json_fput(o, true, stdout, &err))
+		kf_cli_error("%s", err.msg);
+	cJSON_Delete(o);
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	const char *backend = NULL, *seed_s = NULL, *pos[2];
@@ -155,12 +170,9 @@ int cmd_profile(int argc, char **argv)
 				      {"timing-shapes", false, NULL, &timing_shapes}};
 	size_t n_pos;
 	struct kf_device_info dev;
-	struct kf_verify_opts vo;
-	struct kf_profile_opts po;
+	struct kf_eval_opts eo;
 	struct kf_task *task = NULL;
-	struct kf_kfile *kf = NULL;
-	struct kf_verify_result *vr = NULL;
-	struct kf_profile_result *pr = NULL;
+	struct kf_eval_outcome *r = NULL;
 	struct kf_err err = KF_ERR_INIT;
 	enum kf_status st;
 	int rc;
@@ -171,17 +183,20 @@ int cmd_profile(int argc, char **argv)
 		return rc;
 	if (n_pos != 2)
 		return kf_cli_usage_error("profile", "expected TASK and KERNEL");
-	kf_verify_opts_init(&vo);
-	if (seed_s && (!kf_cli_parse_u64(seed_s, &vo.seed) || !vo.seed))
+	kf_eval_opts_init(&eo);
+	if (seed_s && (!kf_cli_parse_u64(seed_s, &eo.seed) || !eo.seed))
 		return kf_cli_usage_error("profile", "--seed needs a positive integer, not '%s'", seed_s);
-	if ((rc = kf_cli_backend_select("profile", backend, &vo.backend, &dev)))
+	if ((rc = kf_cli_backend_select("profile", backend, &eo.backend, &dev)))
 		return rc;
-	vo.timing_shapes = vo.backend == KF_BACKEND_CUDA;
+	eo.device = &dev;
+	eo.profile = true;
+	eo.all_timing_shapes = timing_shapes;
+	eo.stop = &kf_cli_interrupted;
 	if ((st = kf_task_load(pos[0], 0, NULL, &task, &err))) {
 		kf_cli_error("%s", err.msg);
 		return KF_EXIT_USAGE;
 	}
-	st = kf_verify_file(task, pos[1], &vo, &vr, &err);
+	st = kf_eval_file(task, pos[1], &eo, &r, &err);
 	if (st) {
 		kf_cli_error("%s", err.msg);
 		rc = st == KF_ERR_UNAVAILABLE                                ? 4
@@ -189,77 +204,33 @@ int cmd_profile(int argc, char **argv)
 									     : 3;
 		goto out;
 	}
-	if (vr->status != KF_VERDICT_PASS) {
-		rc = kf_verdict_exit_code(vr->status);
+	if (r->stage == KF_EVAL_STAGE_VERIFY && r->verdict != KF_VERDICT_PASS) {
+		rc = kf_verdict_exit_code(r->verdict);
 		if (json) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "status", kf_verdict_name(vr->status));
-			cJSON_AddItemToObject(o, "verification", kf_verify_result_json(vr, task, pos[1]));
-			char *s = cJSON_Print(o);
-			puts(s);
-			free(s);
-			cJSON_Delete(o);
+			print_json(r, task, pos[1]);
 		} else {
-			kf_verify_result_print(stdout, vr);
+			kf_verify_result_print(stdout, r->verify);
 			printf("not timed: the kernel did not pass verification\n");
 		}
 		goto out;
 	}
-	if ((st = kf_kfile_load(pos[1], &kf, &err)) || (st = kf_kfile_bind(kf, task, &err))) {
-		kf_cli_error("%s", err.msg);
-		rc = 3;
-		goto out;
-	}
-	kf_profile_opts_init(&po);
-	po.backend = vo.backend;
-	po.device = vo.backend == KF_BACKEND_CUDA ? &dev : NULL;
-	po.seed = vr->seed;
-	po.all_timing_shapes = timing_shapes;
-	st = kf_profile_run(task, kf, &po, &pr, &err);
-	if (st) {
-		kf_cli_error("profile: %s", err.msg);
+	if (r->profile_status || !r->profile) {
+		st = r->profile_status;
+		kf_cli_error("profile: %s", r->profile_status ? r->profile_err.msg : "interrupted");
 		rc = st == KF_ERR_RUNTIME ? 1 : st == KF_ERR_UNAVAILABLE ? 4 : st == KF_ERR_INVALID ? 2 : 3;
 		goto out;
 	}
-	if (pr->implausible && !kf_cli_interrupted) {
-		/* spec check 10: an impossible time or a > 10x speedup earns a stricter re-verification */
-		struct kf_verify_result *strict = NULL;
-		vo.strict = true;
-		vo.seed = 0;
-		if (!kf_verify_file(task, pos[1], &vo, &strict, &err) && strict->status != KF_VERDICT_PASS) {
-			kf_verify_result_free(vr);
-			vr = strict;
-			strict = NULL;
-		}
-		kf_verify_result_free(strict);
-	}
-	rc = vr->status == KF_VERDICT_PASS && pr->timed_outputs_ok ? 0 : 1;
+	rc = r->verdict == KF_VERDICT_PASS ? 0 : 1;
 	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(
-		    o, "status",
-		    rc ? (vr->status != KF_VERDICT_PASS ? kf_verdict_name(vr->status) : "wrong_output")
-		       : "pass");
-		cJSON_AddStringToObject(o, "backend", kf_backend_name(vo.backend));
-		cJSON_AddStringToObject(o, "clock", pr->clock);
-		cJSON_AddItemToObject(o, "verification", kf_verify_result_json(vr, task, pos[1]));
-		cJSON_AddItemToObject(o, "profile", kf_profile_result_json(pr));
-		char *s = cJSON_Print(o);
-		puts(s);
-		free(s);
-		cJSON_Delete(o);
+		print_json(r, task, pos[1]);
 	} else {
-		printf("verified: %s\n", vr->reason);
-		print_text(pr);
+		printf("verified: %s\n", r->verify->reason);
+		print_text(r->profile);
 		if (rc)
-			printf("verdict: rejected: %s\n", vr->status != KF_VERDICT_PASS
-							      ? vr->reason
-							      : "outputs of timed launches were wrong");
+			printf("verdict: rejected: %s\n", r->reason);
 	}
 out:
-	kf_profile_result_free(pr);
-	kf_verify_result_free(vr);
-	kf_kfile_free(kf);
+	kf_eval_outcome_free(r);
 	kf_task_free(task);
 	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
 }

@@ -8,15 +8,13 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
-#include <nvrtc.h>
 
 #include "cli.h"
+#include "eval/eval.h"
 #include "json.h"
 #include "kfile.h"
-#include "profiler/timing.h"
 #include "regress.h"
 #include "reports/report.h"
-#include "verifier/verifier.h"
 
 static const char help[] =
     "Re-checks the kernels of a shipped-kernel manifest (spec/task-format.md): each one is compiled with\n"
@@ -56,7 +54,7 @@ struct run {
 	const struct kf_regress_manifest *m;
 	enum kf_backend_kind backend;
 	struct kf_device_info dev;
-	char toolchain[32]; /* "cuda-13.0" */
+	char toolchain[64]; /* "nvrtc 13.0" */
 	double threshold;   /* fraction */
 	bool update;
 	size_t n_checks;
@@ -213,20 +211,15 @@ static bool check_compile(struct run *r, size_t idx)
 }
 
 /* Verification on every public and hidden shape (and the verifier's edge shapes; timing shapes too on a
- * GPU). *vr_out gets the result (NULL when verification did not run) for the timing check. */
-static void check_verify(struct run *r, size_t idx, bool compiles, const struct kf_task *task,
-			 struct kf_verify_result **vr_out)
+ * GPU): the first verification of the kernel's evaluation, ev (NULL when it did not run: st and eerr say
+ * why, or the kernel does not compile). */
+static void check_verify(struct run *r, size_t idx, bool compiles, enum kf_status st,
+			 const struct kf_err *eerr, const struct kf_eval_outcome *ev)
 {
-	const struct kf_regress_entry *e = &r->m->entries[idx];
 	struct check *c = check_new(r, idx, CHECK_VERIFY);
-	struct kf_verify_opts vo;
-	struct kf_verify_result *vr = NULL;
-	struct kf_err err = KF_ERR_INIT;
+	const struct kf_verify_result *vr = ev ? ev->verify : NULL;
 	size_t n_kind[4] = {0};
-	enum kf_status st;
-	double t0 = now_s();
 
-	*vr_out = NULL;
 	snprintf(c->name, sizeof(c->name), "verify public+hidden");
 	if (!compiles) {
 		c->status = KF_JUNIT_SKIP;
@@ -234,22 +227,16 @@ static void check_verify(struct run *r, size_t idx, bool compiles, const struct 
 			 "not verified: the kernel does not compile (see its compile check)");
 		return;
 	}
-	kf_verify_opts_init(&vo);
-	vo.backend = r->backend;
-	vo.timing_shapes = r->backend == KF_BACKEND_CUDA;
-	if (r->backend == KF_BACKEND_CUDA && r->dev.arch[0])
-		vo.arch = r->dev.arch;
-	st = kf_verify_file(task, e->kernel_path, &vo, &vr, &err);
-	c->time_s = now_s() - t0;
-	if (st) {
+	if (st || !ev) {
 		c->status = KF_JUNIT_ERROR;
-		snprintf(c->message, sizeof(c->message), "cannot verify: %s", err.msg);
+		snprintf(c->message, sizeof(c->message), "cannot verify: %s", eerr->msg);
 		if (st == KF_ERR_INVALID || st == KF_ERR_PARSE || st == KF_ERR_NOTFOUND)
 			r->input_error = true; /* the task or its reference is broken, not the kernel */
 		else
 			r->internal_error = true;
 		return;
 	}
+	c->time_s = ev->verify_ms / 1e3;
 	for (size_t i = 0; i < vr->n_shapes; i++)
 		if (vr->shapes[i].kind < 4)
 			n_kind[vr->shapes[i].kind]++;
@@ -294,7 +281,6 @@ static void check_verify(struct run *r, size_t idx, bool compiles, const struct 
 				    kf_verdict_name(s->status), s->detail);
 		}
 	}
-	*vr_out = vr;
 }
 
 static uint64_t name_seed(const char *s)
@@ -333,21 +319,20 @@ static cJSON *baseline_record(const struct run *r, const struct kf_profile_shape
 	return o;
 }
 
+/* The timing check from the kernel's evaluation ev (NULL when it did not run): on a GPU, its task's first
+ * timing shape against the recorded baseline for the GPU's arch (or recorded as the new baseline). */
 static void check_timing(struct run *r, size_t idx, const struct kf_task *task,
-			 const struct kf_verify_result *vr)
+			 const struct kf_eval_outcome *ev)
 {
 	struct kf_regress_entry *e = &r->m->entries[idx];
 	struct check *c = check_new(r, idx, CHECK_TIMING);
 	const struct kf_regress_baseline *b;
 	const struct kf_profile_shape *s = NULL;
-	struct kf_profile_opts po;
-	struct kf_profile_result *pr = NULL;
-	struct kf_kfile *k = NULL;
+	const struct kf_profile_result *pr;
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_regress_cmp cmp;
 	char shape[256], a[32], bstr[32];
 	enum kf_status st;
-	double t0 = now_s();
 
 	/* named by the task's first timing shape whatever happens below, so a CI system's history of this
 	 * test case is the same on every runner */
@@ -371,30 +356,25 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task,
 			 "no GPU: cpu times are not comparable to %s baselines", archs[0] ? archs : "GPU");
 		return;
 	}
-	if (!vr || vr->status != KF_VERDICT_PASS) {
+	if (!ev || ev->verify->status != KF_VERDICT_PASS) {
 		c->status = KF_JUNIT_SKIP;
 		snprintf(c->message, sizeof(c->message), "not timed: the kernel did not pass verification");
 		return;
 	}
-	if ((st = kf_kfile_load(e->kernel_path, &k, &err)) || (st = kf_kfile_bind(k, task, &err))) {
-		c->status = KF_JUNIT_ERROR;
-		snprintf(c->message, sizeof(c->message), "cannot load the kernel for timing: %s", err.msg);
-		r->internal_error = true;
-		goto out;
-	}
-	kf_profile_opts_init(&po);
-	po.backend = KF_BACKEND_CUDA;
-	po.device = &r->dev;
-	po.seed = vr->seed;
-	st = kf_profile_run(task, k, &po, &pr, &err);
-	c->time_s = now_s() - t0;
-	if (st) {
+	c->time_s = ev->profile_ms / 1e3;
+	if (ev->profile_status) {
+		st = ev->profile_status;
 		c->status = st == KF_ERR_RUNTIME ? KF_JUNIT_FAIL : KF_JUNIT_ERROR;
 		snprintf(c->message, sizeof(c->message), "%s: %s",
-			 st == KF_ERR_RUNTIME ? "runtime_error" : "cannot time", err.msg);
+			 st == KF_ERR_RUNTIME ? "runtime_error" : "cannot time", ev->profile_err.msg);
 		if (st != KF_ERR_RUNTIME)
 			r->internal_error = true;
-		goto out;
+		return;
+	}
+	if (!(pr = ev->profile)) {
+		c->status = KF_JUNIT_SKIP;
+		snprintf(c->message, sizeof(c->message), "not timed: interrupted");
+		return;
 	}
 	for (size_t i = 0; i < pr->n_shapes && !s; i++)
 		if (pr->shapes[i].is_timing_shape)
@@ -418,10 +398,22 @@ static void check_timing(struct run *r, size_t idx, const struct kf_task *task,
 	kf_json_add_number(c->extra, "speedup_vs_reference_lo", s->speedup.lo);
 	kf_json_add_number(c->extra, "speedup_vs_reference_hi", s->speedup.hi);
 	kf_format_ns(s->cand.stats.median, a, sizeof(a));
-	if (!s->outputs_ok) {
+	if (ev->stage == KF_EVAL_STAGE_RECHECK) {
+		const struct kf_profile_shape *bad = s;
+		for (size_t i = 0; i < pr->n_shapes && bad->outputs_ok; i++)
+			bad = &pr->shapes[i];
 		c->status = KF_JUNIT_FAIL;
 		snprintf(c->message, sizeof(c->message),
-			 "wrong_output: the outputs of timed launches differ: %s", s->recheck_detail);
+			 "wrong_output: the outputs of timed launches differ: %s", bad->recheck_detail);
+		goto out;
+	}
+	if (ev->stage == KF_EVAL_STAGE_STRICT) {
+		/* an implausible time (below the roofline floor, or > 10x) earned a strict re-verification */
+		c->status = KF_JUNIT_FAIL;
+		snprintf(c->message, sizeof(c->message),
+			 "%s: strict re-verification after an implausible time "
+			 "(%s): %s",
+			 kf_verdict_name(ev->verdict), pr->flags, ev->reason);
 		goto out;
 	}
 	b = kf_regress_baseline_find(e, r->dev.arch);
@@ -495,18 +487,16 @@ out:
 		snprintf(c->message + strlen(c->message), sizeof(c->message) - strlen(c->message),
 			 "; %.2fx the reference (95%% CI %.2f-%.2f)", s->speedup.point, s->speedup.lo,
 			 s->speedup.hi);
-	if (!c->time_s)
-		c->time_s = now_s() - t0;
-	kf_profile_result_free(pr);
-	kf_kfile_free(k);
+	c->time_s = (ev->profile_ms + ev->strict_ms) / 1e3;
 }
 
 static void run_entry(struct run *r, size_t idx)
 {
 	const struct kf_regress_entry *e = &r->m->entries[idx];
 	struct kf_task *task = NULL;
-	struct kf_verify_result *vr = NULL;
+	struct kf_eval_outcome *ev = NULL;
 	struct kf_err err = KF_ERR_INIT;
+	enum kf_status st = KF_OK;
 	bool compiles = check_compile(r, idx);
 
 	if (kf_task_load(e->task_path, 0, NULL, &task, &err)) {
@@ -517,10 +507,20 @@ static void run_entry(struct run *r, size_t idx)
 		r->input_error = true;
 		return;
 	}
-	check_verify(r, idx, compiles, task, &vr);
+	if (compiles) {
+		/* one evaluation: verification, and on a GPU the timing with its re-checks */
+		struct kf_eval_opts eo;
+		kf_eval_opts_init(&eo);
+		eo.backend = r->backend;
+		eo.device = &r->dev;
+		eo.profile = r->backend == KF_BACKEND_CUDA;
+		eo.stop = &kf_cli_interrupted;
+		st = kf_eval_file(task, e->kernel_path, &eo, &ev, &err);
+	}
+	check_verify(r, idx, compiles, st, &err, ev);
 	if (!kf_cli_interrupted)
-		check_timing(r, idx, task, vr);
-	kf_verify_result_free(vr);
+		check_timing(r, idx, task, ev);
+	kf_eval_outcome_free(ev);
 	kf_task_free(task);
 }
 
@@ -644,7 +644,7 @@ int cmd_regress(int argc, char **argv)
 	struct kf_buf warn = KF_BUF_INIT(1 << 16);
 	size_t n_pos, counts[4] = {0};
 	enum kf_status st;
-	int major = 0, minor = 0, rc;
+	int rc;
 
 	if (kf_cli_wants_help(argc, argv))
 		return kf_cli_help("regress", help);
@@ -685,10 +685,8 @@ int cmd_regress(int argc, char **argv)
 	}
 	r.m = m;
 	r.update = update;
-	if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
-		snprintf(r.toolchain, sizeof(r.toolchain), "cuda-%d.%d", major, minor);
-	else
-		snprintf(r.toolchain, sizeof(r.toolchain), "unknown");
+	/* regress's baselines are GPU times of NVRTC builds: the toolchain is NVRTC's id on any backend */
+	snprintf(r.toolchain, sizeof(r.toolchain), "%s", kf_compiler_id(KF_BACKEND_CUDA));
 	if (!(r.checks = calloc(m->n_entries * 3, sizeof(*r.checks)))) {
 		kf_regress_manifest_free(m);
 		kf_cli_error("out of memory");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eval/eval.h"
 #include "verifier/verifier.h"
 #include "verifier/verifier_json.h"
 
@@ -33,9 +34,10 @@ int cmd_verify(int argc, char **argv)
 	    {"verbose", false, NULL, &verbose}, {"timeout-ms", true, &timeout_s, NULL},
 	};
 	size_t n_pos;
-	struct kf_verify_opts vo;
+	struct kf_eval_opts eo;
+	struct kf_device_info dev;
 	struct kf_task *task = NULL;
-	struct kf_verify_result *res = NULL;
+	struct kf_eval_outcome *res = NULL;
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_buf warn = KF_BUF_INIT(1 << 16);
 	enum kf_status st;
@@ -47,23 +49,23 @@ int cmd_verify(int argc, char **argv)
 		return rc;
 	if (n_pos != 2)
 		return kf_cli_usage_error("verify", "expected TASK and KERNEL");
-	kf_verify_opts_init(&vo);
-	if (seed_s && (!kf_cli_parse_u64(seed_s, &vo.seed) || !vo.seed))
+	kf_eval_opts_init(&eo);
+	if (seed_s && (!kf_cli_parse_u64(seed_s, &eo.seed) || !eo.seed))
 		return kf_cli_usage_error("verify", "--seed needs a positive integer, not '%s'", seed_s);
 	if (timeout_s) {
 		uint64_t ms;
 		if (!kf_cli_parse_u64(timeout_s, &ms) || ms < 100 || ms > 3600000)
 			return kf_cli_usage_error("verify", "--timeout-ms needs 100..3600000, not '%s'",
 						  timeout_s);
-		vo.step_timeout_ms = (int)ms;
+		eo.step_timeout_ms = (int)ms;
 	}
-	vo.strict = strict;
-	vo.all_shapes = all;
-	vo.shuffle = !no_shuffle;
-	vo.verbose = verbose;
-	if ((rc = kf_cli_backend_select("verify", backend, &vo.backend, NULL)))
+	eo.strict = strict;
+	eo.all_shapes = all;
+	eo.no_shuffle = no_shuffle;
+	eo.verbose = verbose;
+	if ((rc = kf_cli_backend_select("verify", backend, &eo.backend, &dev)))
 		return rc;
-	vo.timing_shapes = vo.backend == KF_BACKEND_CUDA;
+	eo.device = &dev;
 
 	st = kf_task_load(pos[0], 0, &warn, &task, &err);
 	if (warn.len)
@@ -73,7 +75,7 @@ int cmd_verify(int argc, char **argv)
 		kf_cli_error("%s", err.msg);
 		return kf_status_exit_code(st) == 3 ? 3 : KF_EXIT_USAGE;
 	}
-	st = kf_verify_file(task, pos[1], &vo, &res, &err);
+	st = kf_eval_file(task, pos[1], &eo, &res, &err);
 	if (st) {
 		kf_cli_error("%s", err.msg);
 		kf_task_free(task);
@@ -82,18 +84,18 @@ int cmd_verify(int argc, char **argv)
 		return st == KF_ERR_UNAVAILABLE ? KF_EXIT_UNAVAILABLE : KF_EXIT_INTERNAL;
 	}
 	if (json) {
-		cJSON *j = kf_verify_result_json(res, task, pos[1]);
+		cJSON *j = kf_verify_result_json(res->verify, task, pos[1]);
 		char *s = cJSON_Print(j);
 		puts(s ? s : "{}");
 		free(s);
 		cJSON_Delete(j);
 	} else {
-		kf_verify_result_print(stdout, res);
-		if (res->status == KF_VERDICT_COMPILE_ERROR && res->compile_log)
-			fprintf(stderr, "%s\n", res->compile_log);
+		kf_verify_result_print(stdout, res->verify);
+		if (res->feedback.compile_log)
+			fprintf(stderr, "%s\n", res->verify->compile_log);
 	}
-	rc = kf_verdict_exit_code(res->status);
-	kf_verify_result_free(res);
+	rc = kf_verdict_exit_code(res->verdict);
+	kf_eval_outcome_free(res);
 	kf_task_free(task);
 	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
 }
