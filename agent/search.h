@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "agent/optimize.h"
-#include "verifier/verifier.h"
+#include "rng.h"
 
 /* One candidate as the strategies see it. Index 0 is the reference (the root of every lineage). */
 struct kf_search_cand {

@@ -30,13 +30,13 @@ static void plain_bootstrap(const double *ref, const double *cand, uint64_t seed
 {
 	static double ratios[RESAMPLES];
 	double a[N], b[N];
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, seed);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, seed);
 	for (int r = 0; r < RESAMPLES; r++) {
 		for (int i = 0; i < N; i++)
-			a[i] = ref[kf_profiler_rng_below(&rng, N)];
+			a[i] = ref[kf_rng_below(&rng, N)];
 		for (int i = 0; i < N; i++)
-			b[i] = cand[kf_profiler_rng_below(&rng, N)];
+			b[i] = cand[kf_rng_below(&rng, N)];
 		ratios[r] = sorted_median(a, N) / sorted_median(b, N);
 	}
 	qsort(ratios, RESAMPLES, sizeof(double), cmp_d);
@@ -47,11 +47,11 @@ static void plain_bootstrap(const double *ref, const double *cand, uint64_t seed
 int main(void)
 {
 	double ref[N], cand[N];
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, 42);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, 42);
 	for (int i = 0; i < N; i++) {
-		ref[i] = 95e3 * exp(0.05 * kf_profiler_rng_normal(&rng));
-		cand[i] = 42e3 * exp(0.05 * kf_profiler_rng_normal(&rng));
+		ref[i] = 95e3 * exp(0.05 * kf_rng_normal(&rng));
+		cand[i] = 42e3 * exp(0.05 * kf_rng_normal(&rng));
 	}
 	double best_ours = 1e30, best_plain = 1e30, plo = 0, phi = 0;
 	struct kf_ci ci = {0};

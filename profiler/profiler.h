@@ -5,23 +5,8 @@
 #define KF_PROFILER_H
 
 #include "kf.h"
+#include "rng.h"
 #include "task.h"
-
-/* ---- random numbers ----------------------------------------------------------------------- */
-
-/* xoshiro256** seeded through splitmix64: deterministic for a seed, on every platform. */
-struct kf_profiler_rng {
-	uint64_t s[4];
-};
-
-void kf_profiler_rng_seed(struct kf_profiler_rng *r, uint64_t seed);
-uint64_t kf_profiler_rng_next(struct kf_profiler_rng *r);
-/* Uniform integer in [0, n) without modulo bias (Lemire's multiply-and-reject); n > 0. */
-uint64_t kf_profiler_rng_below(struct kf_profiler_rng *r, uint64_t n);
-/* Uniform double in [0, 1) with 53 random bits. */
-double kf_profiler_rng_uniform(struct kf_profiler_rng *r);
-/* Standard normal (Box-Muller on two uniforms). */
-double kf_profiler_rng_normal(struct kf_profiler_rng *r);
 
 /* ---- sample statistics -------------------------------------------------------------------- */
 

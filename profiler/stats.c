@@ -1,4 +1,4 @@
-/* Sample statistics of kernel times: a seeded RNG, type-7 quantiles, the summary of a sample, the
+/* Sample statistics of kernel times: type-7 quantiles, the summary of a sample, the
  * percentile-bootstrap interval of a speedup (a ratio of medians), and the stopping rule of a timing
  * loop. All deterministic for a seed; the bootstrap allocates once and runs in O(resamples x n). */
 #include "profiler/profiler.h"
@@ -6,70 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- RNG ---------------------------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-void kf_profiler_rng_seed(struct kf_profiler_rng *r, uint64_t seed)
-{
-	uint64_t x = seed;
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t kf_profiler_rng_next(struct kf_profiler_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-uint64_t kf_profiler_rng_below(struct kf_profiler_rng *r, uint64_t n)
-{
-	/* Lemire 2019: the high word of x*n is uniform once the low word clears the threshold. */
-	unsigned __int128 m = (unsigned __int128)kf_profiler_rng_next(r) * n;
-	uint64_t lo = (uint64_t)m;
-	if (lo < n) {
-		uint64_t thresh = -n % n;
-		while (lo < thresh) {
-			m = (unsigned __int128)kf_profiler_rng_next(r) * n;
-			lo = (uint64_t)m;
-		}
-	}
-	return (uint64_t)(m >> 64);
-}
-
-double kf_profiler_rng_uniform(struct kf_profiler_rng *r)
-{
-	return (double)(kf_profiler_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-double kf_profiler_rng_normal(struct kf_profiler_rng *r)
-{
-	double u1 = kf_profiler_rng_uniform(r), u2 = kf_profiler_rng_uniform(r);
-	if (u1 < 0x1.0p-60) /* log(0) guard: u1 is in [0,1) */
-		u1 = 0x1.0p-60;
-	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
 
 /* ---- quantiles and medians ------------------------------------------------------------------ */
 
@@ -276,24 +212,24 @@ enum kf_status kf_boot_speedup(const double *ref, size_t n_ref, const double *ca
 	out->level = o.level;
 	out->point = kf_stats_quantile_sorted(sr, n_ref, 0.5) / kf_stats_quantile_sorted(sc, n_cand, 0.5);
 
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, o.seed);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, o.seed);
 	for (uint32_t r = 0; r < o.resamples; r++) {
 		memset(cr, 0, n_ref * sizeof(uint32_t));
 		memset(cc, 0, n_cand * sizeof(uint32_t));
 		if (o.paired) {
 			/* one index per draw for both: the pair (ref[j], cand[j]) stays together */
 			for (size_t i = 0; i < n_ref; i++) {
-				size_t j = (size_t)kf_profiler_rng_below(&rng, n_ref);
+				size_t j = (size_t)kf_rng_below(&rng, n_ref);
 				cr[rr[j]]++;
 				cc[rc[j]]++;
 			}
 		} else {
 			/* unpaired draws are uniform over positions, so draw ranks directly */
 			for (size_t i = 0; i < n_ref; i++)
-				cr[kf_profiler_rng_below(&rng, n_ref)]++;
+				cr[kf_rng_below(&rng, n_ref)]++;
 			for (size_t i = 0; i < n_cand; i++)
-				cc[kf_profiler_rng_below(&rng, n_cand)]++;
+				cc[kf_rng_below(&rng, n_cand)]++;
 		}
 		ratios[r] =
 		    median_from_counts(sr, cr, n_ref, n_ref) / median_from_counts(sc, cc, n_cand, n_cand);
@@ -317,7 +253,7 @@ enum kf_status kf_boot_median(const double *x, size_t n, const struct kf_boot_op
 {
 	uint32_t resamples = opts && opts->resamples ? opts->resamples : 4000;
 	double level = opts && opts->level > 0 ? opts->level : 0.95;
-	struct kf_profiler_rng rng;
+	struct kf_rng rng;
 	double *draw, *scratch, *meds;
 
 	memset(out, 0, sizeof(*out));
@@ -337,10 +273,10 @@ enum kf_status kf_boot_median(const double *x, size_t n, const struct kf_boot_op
 	}
 	out->level = level;
 	out->point = kf_stats_median_scratch(x, n, scratch);
-	kf_profiler_rng_seed(&rng, opts ? opts->seed : 0);
+	kf_rng_seed(&rng, opts ? opts->seed : 0);
 	for (uint32_t r = 0; r < resamples; r++) {
 		for (size_t i = 0; i < n; i++)
-			draw[i] = x[kf_profiler_rng_below(&rng, n)];
+			draw[i] = x[kf_rng_below(&rng, n)];
 		meds[r] = kf_stats_median_scratch(draw, n, scratch);
 	}
 	qsort(meds, resamples, sizeof(*meds), cmp_double);

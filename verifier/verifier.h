@@ -6,6 +6,7 @@
 
 #include "kf.h"
 #include "kfile.h"
+#include "rng.h"
 #include "sandbox/sandbox.h"
 #include "task.h"
 
@@ -151,19 +152,8 @@ float kf_bf16_to_f32(uint16_t h);
 double kf_elem_get(const void *buf, enum kf_dtype dt, size_t i);
 void kf_elem_set(void *buf, enum kf_dtype dt, size_t i, double v);
 
-/* Deterministic generator (xoshiro256**) the verifier draws inputs from. */
-struct kf_rng {
-	uint64_t s[4];
-	bool has_spare; /* Box-Muller makes normals in pairs; the second waits here */
-	double spare;
-};
-void kf_rng_seed(struct kf_rng *r, uint64_t seed);
-uint64_t kf_rng_next(struct kf_rng *r);
-double kf_rng_uniform(struct kf_rng *r); /* [0,1) */
-double kf_rng_normal(struct kf_rng *r);
-uint64_t kf_mix64(uint64_t x); /* splitmix64 finalizer */
-
-/* Fills tensor data (numel elements of dt) for a distribution; respects init and domain. */
+/* Fills tensor data (numel elements of dt) for a distribution from rng (core/rng.h); respects init and
+ * domain. */
 void kf_inputs_fill(void *data, enum kf_dtype dt, size_t numel, const struct kf_tensor *tensor,
 		    enum kf_input_dist dist, struct kf_rng *rng);
 /* Which distributions apply to a tensor (a domain can forbid mixed/large). */

@@ -69,20 +69,20 @@ static int cmp_d(const void *a, const void *b)
  * reversed, all equal. */
 static void test_median_matches_sort(void)
 {
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, 7);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, 7);
 	double x[257], s[257], scratch[257];
 	int bad = 0;
 	for (int trial = 0; trial < 3000; trial++) {
-		size_t n = 1 + (size_t)kf_profiler_rng_below(&rng, 257);
+		size_t n = 1 + (size_t)kf_rng_below(&rng, 257);
 		int kind = trial % 5;
 		for (size_t i = 0; i < n; i++) {
 			switch (kind) {
 			case 0:
-				x[i] = kf_profiler_rng_uniform(&rng);
+				x[i] = kf_rng_uniform(&rng);
 				break;
 			case 1:
-				x[i] = (double)kf_profiler_rng_below(&rng, 4);
+				x[i] = (double)kf_rng_below(&rng, 4);
 				break; /* many duplicates */
 			case 2:
 				x[i] = (double)i;
@@ -107,20 +107,20 @@ static void test_median_matches_sort(void)
 
 static void test_rng_deterministic(void)
 {
-	struct kf_profiler_rng a, b;
-	kf_profiler_rng_seed(&a, 123);
-	kf_profiler_rng_seed(&b, 123);
+	struct kf_rng a, b;
+	kf_rng_seed(&a, 123);
+	kf_rng_seed(&b, 123);
 	int same = 1;
 	for (int i = 0; i < 1000; i++)
-		same &= kf_profiler_rng_next(&a) == kf_profiler_rng_next(&b);
+		same &= kf_rng_next(&a) == kf_rng_next(&b);
 	CHECK(same);
-	kf_profiler_rng_seed(&b, 124);
-	CHECK(kf_profiler_rng_next(&a) != kf_profiler_rng_next(&b));
+	kf_rng_seed(&b, 124);
+	CHECK(kf_rng_next(&a) != kf_rng_next(&b));
 	/* below(n) stays in range and hits every value of a small range */
 	int seen[7] = {0};
 	int in_range = 1;
 	for (int i = 0; i < 7000; i++) {
-		uint64_t v = kf_profiler_rng_below(&a, 7);
+		uint64_t v = kf_rng_below(&a, 7);
 		in_range &= v < 7;
 		if (v < 7)
 			seen[v]++;
@@ -161,12 +161,12 @@ static void test_boot_constant_and_errors(void)
 
 static void test_boot_deterministic(void)
 {
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, 99);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, 99);
 	double ref[60], cand[60];
 	for (int i = 0; i < 60; i++) {
-		ref[i] = 100.0 * exp(0.2 * kf_profiler_rng_normal(&rng));
-		cand[i] = 90.0 * exp(0.2 * kf_profiler_rng_normal(&rng));
+		ref[i] = 100.0 * exp(0.2 * kf_rng_normal(&rng));
+		cand[i] = 90.0 * exp(0.2 * kf_rng_normal(&rng));
 	}
 	struct kf_ci a, b, c;
 	struct kf_boot_opts o = {.resamples = 2000, .seed = 5};
@@ -187,18 +187,18 @@ static void coverage_run(bool paired, int *covered, int trials)
 {
 	const double true_ratio = 1.25; /* exp(mu_ref - mu_cand) */
 	const double mu_ref = log(100.0), mu_cand = log(100.0 / true_ratio), sigma = 0.3;
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, paired ? 2024 : 2023);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, paired ? 2024 : 2023);
 	double ref[50], cand[50];
 	*covered = 0;
 	for (int t = 0; t < trials; t++) {
 		for (int i = 0; i < 50; i++) {
 			/* paired: a drift shared by the neighbours A_i, B_i (slow clock phases) plus own
 			 * noise */
-			double drift = paired ? 0.25 * kf_profiler_rng_normal(&rng) : 0.0;
+			double drift = paired ? 0.25 * kf_rng_normal(&rng) : 0.0;
 			double s2 = paired ? sqrt(sigma * sigma - 0.25 * 0.25) : sigma;
-			ref[i] = exp(mu_ref + drift + s2 * kf_profiler_rng_normal(&rng));
-			cand[i] = exp(mu_cand + drift + s2 * kf_profiler_rng_normal(&rng));
+			ref[i] = exp(mu_ref + drift + s2 * kf_rng_normal(&rng));
+			cand[i] = exp(mu_cand + drift + s2 * kf_rng_normal(&rng));
 		}
 		struct kf_ci ci;
 		struct kf_boot_opts o = {.resamples = 1000, .seed = (uint64_t)t + 1, .paired = paired};
@@ -222,12 +222,12 @@ static void test_boot_coverage(void)
 
 static void test_boot_speed(void)
 {
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, 3);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, 3);
 	double ref[200], cand[200];
 	for (int i = 0; i < 200; i++) {
-		ref[i] = 1e5 * exp(0.05 * kf_profiler_rng_normal(&rng));
-		cand[i] = 8e4 * exp(0.05 * kf_profiler_rng_normal(&rng));
+		ref[i] = 1e5 * exp(0.05 * kf_rng_normal(&rng));
+		cand[i] = 8e4 * exp(0.05 * kf_rng_normal(&rng));
 	}
 	struct kf_ci ci;
 	struct kf_boot_opts o = {.resamples = 10000, .seed = 11};

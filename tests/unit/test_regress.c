@@ -17,12 +17,12 @@
 
 /* n samples of a kernel whose true median is med_ns: 1% (cv) Gaussian jitter plus the right tail real
  * GPU timings have (3% of samples 0-30% slower: a clock dip, a preempted launch). */
-static void synth(struct kf_profiler_rng *rng, double med_ns, double cv, double *out, size_t n)
+static void synth(struct kf_rng *rng, double med_ns, double cv, double *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		double v = med_ns * (1 + cv * kf_profiler_rng_normal(rng));
-		if (kf_profiler_rng_uniform(rng) < 0.03)
-			v *= 1 + 0.3 * kf_profiler_rng_uniform(rng);
+		double v = med_ns * (1 + cv * kf_rng_normal(rng));
+		if (kf_rng_uniform(rng) < 0.03)
+			v *= 1 + 0.3 * kf_rng_uniform(rng);
 		out[i] = v;
 	}
 }
@@ -49,12 +49,12 @@ static void test_ten_percent_slowdown_fails(void)
 	double base[200], cand[200];
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		for (size_t si = 0; si < KF_ARRAY_SIZE(sizes); si++) {
-			struct kf_profiler_rng rng;
+			struct kf_rng rng;
 			struct kf_regress_cmp c;
 			struct kf_err err = KF_ERR_INIT;
 			struct kf_regress_baseline b;
 			size_t n = sizes[si];
-			kf_profiler_rng_seed(&rng, seed * 1000 + n);
+			kf_rng_seed(&rng, seed * 1000 + n);
 			synth(&rng, BASE_NS, 0.01, base, n);
 			b = record(base, n, seed);
 			synth(&rng, BASE_NS * 1.10, 0.01, cand, n);
@@ -76,10 +76,10 @@ static void test_noise_never_fails(void)
 	int n_runs = 0;
 	for (uint64_t seed = 1; seed <= 10; seed++)
 		for (size_t si = 0; si < KF_ARRAY_SIZE(sizes); si++) {
-			struct kf_profiler_rng rng;
+			struct kf_rng rng;
 			struct kf_regress_baseline b;
 			size_t n = sizes[si];
-			kf_profiler_rng_seed(&rng, seed * 7919 + n);
+			kf_rng_seed(&rng, seed * 7919 + n);
 			synth(&rng, BASE_NS, 0.01, base, n);
 			b = record(base, n, seed);
 			/* the unchanged kernel re-run several times, each with new noise and a new bootstrap
@@ -107,12 +107,12 @@ static void test_small_slowdown_passes(void)
 	double base[200], cand[200];
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		for (size_t si = 0; si < KF_ARRAY_SIZE(sizes); si++) {
-			struct kf_profiler_rng rng;
+			struct kf_rng rng;
 			struct kf_regress_cmp c;
 			struct kf_err err = KF_ERR_INIT;
 			struct kf_regress_baseline b;
 			size_t n = sizes[si];
-			kf_profiler_rng_seed(&rng, seed * 104729 + n);
+			kf_rng_seed(&rng, seed * 104729 + n);
 			synth(&rng, BASE_NS, 0.01, base, n);
 			b = record(base, n, seed);
 			synth(&rng, BASE_NS * 1.03, 0.01, cand, n);
@@ -133,8 +133,8 @@ static void test_noisy_ten_percent_still_fails(void)
 {
 	/* 5% jitter: a 10% slowdown is still clear with 200 samples */
 	double base[200], cand[200];
-	struct kf_profiler_rng rng;
-	kf_profiler_rng_seed(&rng, 42);
+	struct kf_rng rng;
+	kf_rng_seed(&rng, 42);
 	for (int i = 0; i < 5; i++) {
 		struct kf_regress_cmp c;
 		struct kf_err err = KF_ERR_INIT;
@@ -151,11 +151,11 @@ static void test_noisy_ten_percent_still_fails(void)
 static void test_faster_and_deterministic(void)
 {
 	double base[100], cand[100];
-	struct kf_profiler_rng rng;
+	struct kf_rng rng;
 	struct kf_regress_cmp c1, c2;
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_regress_baseline b;
-	kf_profiler_rng_seed(&rng, 9);
+	kf_rng_seed(&rng, 9);
 	synth(&rng, BASE_NS, 0.01, base, 100);
 	b = record(base, 100, 1);
 	synth(&rng, BASE_NS * 0.8, 0.01, cand, 100);
