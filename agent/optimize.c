@@ -21,6 +21,7 @@
 #include "agent/search.h"
 #include "eval/eval.h"
 #include "expr.h"
+#include "fs.h"
 #include "kb/kb.h"
 #include "hash.h"
 #include "kfile.h"
@@ -1269,23 +1270,6 @@ static char *run_config(const struct opt *z)
 	return s;
 }
 
-static enum kf_status mkdir_p(const char *path, struct kf_err *err)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp,
-						  strerror(errno));
-			*p = '/';
-		}
-	if (mkdir(tmp, 0777) && errno != EEXIST)
-		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-	return KF_OK;
-}
-
 static bool shape_hidden(const struct kf_task *t, const struct kf_shape *s)
 {
 	for (size_t i = 0; i < t->n_hidden; i++) {
@@ -1380,7 +1364,7 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 		 o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0] ? o->device->arch : "cpu");
 	snprintf(z->res->clock, sizeof(z->res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
 	snprintf(z->clock, sizeof(z->clock), "%s", z->res->clock);
-	if ((st = mkdir_p(o->out_dir, err)))
+	if ((st = kf_mkdir_p(o->out_dir, 0777, err)))
 		return st;
 	if ((st = kf_kb_open(o->db_path, 0, &z->kb, err)))
 		return st;

@@ -45,15 +45,6 @@ int kf_cmd_tasks_lint(int argc, char **argv);
 /* `kforge tasks baselines` (cli/cmd_tasks_baselines.c); argv[0] is "baselines". */
 int kf_cmd_tasks_baselines(int argc, char **argv);
 
-/* Task files named by a PATH argument (cli/cmd_tasks.c): a task.json, or every task.json below a
- * folder (sorted). */
-struct kf_pathlist {
-	char **v;
-	size_t n, cap;
-};
-enum kf_status kf_cli_expand_tasks(const char *arg, struct kf_pathlist *out, struct kf_err *err);
-void kf_cli_pathlist_free(struct kf_pathlist *l);
-
 const struct kf_cmd *kf_cli_find(const char *name);
 
 /* Prints "usage: kforge <usage>" and "try 'kforge <cmd> --help'" to stderr; returns KF_EXIT_USAGE.

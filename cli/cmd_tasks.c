@@ -1,7 +1,6 @@
 /* kforge tasks list|show|validate|lint|baselines: finding, printing and validating task files
  * (spec/task-format.md). `validate` exits 0 when every file is valid and 2 when any is not, with the
  * file and the field path or kernel-file line of each error on stderr. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,100 +8,10 @@
 
 #include "baseline.h"
 #include "cli.h"
+#include "fs.h"
 #include "json.h"
 #include "kfile.h"
 #include "task.h"
-
-#define TASKS_MAX_FILES 10000 /* a suite is hundreds of tasks; a runaway tree stops here */
-#define TASKS_MAX_DEPTH 16
-
-void kf_cli_pathlist_free(struct kf_pathlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
-static enum kf_status pathlist_add(struct kf_pathlist *l, const char *p, struct kf_err *err)
-{
-	if (l->n >= TASKS_MAX_FILES)
-		return kf_err_set(err, KF_ERR_LIMIT, "more than %d task files", TASKS_MAX_FILES);
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		char **nv = realloc(l->v, nc * sizeof(*nv));
-		if (!nv)
-			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-		l->v = nv;
-		l->cap = nc;
-	}
-	if (!(l->v[l->n] = kf_strdup(p)))
-		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-	l->n++;
-	return KF_OK;
-}
-
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every task.json below dir (hidden folders skipped), in no particular order. */
-static enum kf_status find_tasks(const char *dir, int depth, struct kf_pathlist *out, struct kf_err *err)
-{
-	DIR *d;
-	struct dirent *e;
-	enum kf_status st = KF_OK;
-
-	if (depth > TASKS_MAX_DEPTH)
-		return KF_OK;
-	d = opendir(dir);
-	if (!d)
-		return kf_err_set(err, errno == ENOENT ? KF_ERR_NOTFOUND : KF_ERR_IO,
-				  "cannot read folder '%s': %s", dir, strerror(errno));
-	while (!st && (e = readdir(d))) {
-		char p[4096];
-		struct stat sb;
-		if (e->d_name[0] == '.')
-			continue;
-		if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
-			continue;
-		if (stat(p, &sb) != 0)
-			continue;
-		if (S_ISDIR(sb.st_mode))
-			st = find_tasks(p, depth + 1, out, err);
-		else if (S_ISREG(sb.st_mode) && !strcmp(e->d_name, "task.json"))
-			st = pathlist_add(out, p, err);
-	}
-	closedir(d);
-	return st;
-}
-
-enum kf_status kf_cli_expand_tasks(const char *arg, struct kf_pathlist *out, struct kf_err *err)
-{
-	struct stat sb;
-	size_t before = out->n;
-	char clean[4096];
-	size_t n;
-	enum kf_status st;
-
-	snprintf(clean, sizeof(clean), "%s", arg);
-	n = strlen(clean);
-	while (n > 1 && clean[n - 1] == '/')
-		clean[--n] = '\0';
-	if (stat(clean, &sb) != 0)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "'%s' does not exist", arg);
-	if (!S_ISDIR(sb.st_mode))
-		return pathlist_add(out, clean, err);
-	st = find_tasks(clean, 0, out, err);
-	if (st)
-		return st;
-	if (out->n == before)
-		return kf_err_set(err, KF_ERR_NOTFOUND, "no task.json under '%s'", arg);
-	qsort(out->v + before, out->n - before, sizeof(char *), cmp_path);
-	return KF_OK;
-}
 
 /* ---- list ---------------------------------------------------------------------------------- */
 
@@ -112,7 +21,7 @@ static int tasks_list(int argc, char **argv)
 	const struct kf_opt opts[] = {{"json", false, NULL, &json}};
 	const char *pos[1] = {NULL};
 	size_t n_pos;
-	struct kf_pathlist files = {0};
+	struct kf_paths files = {0};
 	struct kf_err err = KF_ERR_INIT;
 	cJSON *doc = NULL, *arr = NULL, *errs = NULL;
 	int rc, bad = 0;
@@ -125,9 +34,9 @@ static int tasks_list(int argc, char **argv)
 		    "Exit 2 when a task file is invalid (it is reported on stderr, the rest listed).\n");
 	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
 		return rc;
-	if (kf_cli_expand_tasks(n_pos ? pos[0] : "tasks", &files, &err)) {
+	if (kf_task_files_find(n_pos ? pos[0] : "tasks", &files, &err)) {
 		kf_cli_error("%s", err.msg);
-		kf_cli_pathlist_free(&files);
+		kf_paths_free(&files);
 		return kf_status_exit_code(err.code);
 	}
 	if (json) {
@@ -136,7 +45,7 @@ static int tasks_list(int argc, char **argv)
 		errs = doc ? cJSON_AddArrayToObject(doc, "errors") : NULL;
 		if (!arr || !errs) {
 			cJSON_Delete(doc);
-			kf_cli_pathlist_free(&files);
+			kf_paths_free(&files);
 			kf_cli_error("out of memory");
 			return KF_EXIT_INTERNAL;
 		}
@@ -176,7 +85,7 @@ static int tasks_list(int argc, char **argv)
 		}
 		cJSON_Delete(doc);
 	}
-	kf_cli_pathlist_free(&files);
+	kf_paths_free(&files);
 	return bad < 0 ? KF_EXIT_INTERNAL : bad ? KF_EXIT_USAGE : KF_EXIT_OK;
 }
 
@@ -444,7 +353,7 @@ static void print_warnings(const struct kf_buf *w)
 static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct kf_err *err)
 {
 	struct stat sb;
-	struct kf_pathlist all = {0};
+	struct kf_paths all = {0};
 	enum kf_status st;
 
 	if (stat(arg, &sb) == 0) {
@@ -453,9 +362,9 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 	}
 	if (strchr(arg, '/'))
 		return kf_err_set(err, KF_ERR_NOTFOUND, "'%s' does not exist", arg);
-	st = kf_cli_expand_tasks("tasks", &all, err);
+	st = kf_task_files_find("tasks", &all, err);
 	if (st == KF_ERR_NOTFOUND) {
-		kf_cli_pathlist_free(&all);
+		kf_paths_free(&all);
 		return kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s'", arg);
 	}
 	for (size_t i = 0; !st && i < all.n; i++) {
@@ -464,12 +373,12 @@ static enum kf_status resolve_task(const char *arg, char *out, size_t n, struct 
 		    !strcmp(t->name, arg)) {
 			snprintf(out, n, "%s", all.v[i]);
 			kf_task_free(t);
-			kf_cli_pathlist_free(&all);
+			kf_paths_free(&all);
 			return KF_OK;
 		}
 		kf_task_free(t);
 	}
-	kf_cli_pathlist_free(&all);
+	kf_paths_free(&all);
 	return st ? st
 		  : kf_err_set(err, KF_ERR_NOTFOUND, "no task file or task named '%s' under tasks/", arg);
 }
@@ -530,7 +439,7 @@ static int tasks_validate(int argc, char **argv)
 	bool json = false, strict = false;
 	const struct kf_opt opts[] = {{"json", false, NULL, &json}, {"strict", false, NULL, &strict}};
 	const char *pos[256];
-	struct kf_pathlist files = {0};
+	struct kf_paths files = {0};
 	struct kf_err err = KF_ERR_INIT;
 	cJSON *doc = NULL, *results = NULL;
 	size_t n_pos, n_ok = 0, n_bad = 0;
@@ -562,10 +471,10 @@ static int tasks_validate(int argc, char **argv)
 	}
 	for (size_t i = 0; i < n_pos; i++) {
 		kf_err_clear(&err);
-		if (kf_cli_expand_tasks(pos[i], &files, &err)) {
+		if (kf_task_files_find(pos[i], &files, &err)) {
 			if (err.code == KF_ERR_NOMEM || err.code == KF_ERR_LIMIT) {
 				kf_cli_error("%s", err.msg);
-				kf_cli_pathlist_free(&files);
+				kf_paths_free(&files);
 				cJSON_Delete(doc);
 				return KF_EXIT_INTERNAL;
 			}
@@ -583,7 +492,7 @@ static int tasks_validate(int argc, char **argv)
 	names = calloc(files.n ? files.n : 1, sizeof(char *));
 	if (!names) {
 		kf_cli_error("out of memory");
-		kf_cli_pathlist_free(&files);
+		kf_paths_free(&files);
 		cJSON_Delete(doc);
 		return KF_EXIT_INTERNAL;
 	}
@@ -644,7 +553,7 @@ static int tasks_validate(int argc, char **argv)
 	for (size_t i = 0; i < files.n; i++)
 		free(names[i]);
 	free(names);
-	kf_cli_pathlist_free(&files);
+	kf_paths_free(&files);
 	if (json) {
 		kf_json_add_int(doc, "valid", (int64_t)n_ok);
 		kf_json_add_int(doc, "invalid", (int64_t)n_bad);

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "fs.h"
 #include "core/baseline.h"
 #include "json.h"
 #include "verifier/verifier.h"
@@ -55,7 +56,7 @@ int kf_cmd_tasks_baselines(int argc, char **argv)
 	    {"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL}, {"json", false, NULL, &json}};
 	struct kf_device_info dev = {0};
 	struct kf_err perr = KF_ERR_INIT;
-	struct kf_pathlist files = {0};
+	struct kf_paths files = {0};
 	struct tally n = {0};
 	enum kf_backend_kind b = KF_BACKEND_CPU;
 	bool no_gpu = false;
@@ -84,9 +85,9 @@ int kf_cmd_tasks_baselines(int argc, char **argv)
 		pos[n_pos++] = "tasks";
 	for (size_t i = 0; i < n_pos; i++) {
 		struct kf_err err = KF_ERR_INIT;
-		if (kf_cli_expand_tasks(pos[i], &files, &err)) {
+		if (kf_task_files_find(pos[i], &files, &err)) {
 			kf_cli_error("%s", err.msg);
-			kf_cli_pathlist_free(&files);
+			kf_paths_free(&files);
 			return kf_status_exit_code(err.code) == 2 ? KF_EXIT_USAGE : KF_EXIT_INTERNAL;
 		}
 	}
@@ -142,7 +143,7 @@ int kf_cmd_tasks_baselines(int argc, char **argv)
 		}
 		kf_task_free(t);
 	}
-	kf_cli_pathlist_free(&files);
+	kf_paths_free(&files);
 	if (!worst && n.rejected)
 		worst = 1;
 	if (!worst && n.unavailable && !n.pass)

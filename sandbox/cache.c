@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "compile_int.h"
+#include "fs.h"
 #include "hash.h"
 
 #define CACHE_MAGIC "KFCACHE1"
@@ -34,26 +35,6 @@ enum {
 	T_SUM = 10, /* SHA-256 of every byte before this record; always last */
 };
 
-static int mkdir_p(const char *path)
-{
-	char tmp[4096];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, path, n + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct kf_err *err)
 {
 	const char *env = getenv("KFORGE_CACHE"), *home;
@@ -76,7 +57,7 @@ enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct k
 	}
 	if (len < 0 || (size_t)len >= n)
 		return kf_err_set(err, KF_ERR_INVALID, "cache directory path too long");
-	if (mkdir_p(out) != 0 || stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode))
+	if (kf_mkdir_p(out, 0700, NULL) != KF_OK || stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return kf_err_set(err, KF_ERR_IO, "cannot create cache directory '%s': %s", out,
 				  strerror(errno));
 	/* Absolute, always: compilers run in their own working folders and are handed paths inside the

@@ -17,6 +17,7 @@
 
 #include "baseline.h"
 #include "compare.h"
+#include "fs.h"
 #include "hash.h"
 #include "verifier.h"
 
@@ -124,19 +125,6 @@ static void cache_dir_init(struct vctx *c)
 	else
 		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/kforge/ref",
 			 home && *home ? home : "/tmp");
-}
-
-static void mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0755);
-			*p = '/';
-		}
-	mkdir(tmp, 0755);
 }
 
 static bool tensor_is_out(const struct kf_tensor *te)
@@ -331,7 +319,7 @@ static void ref_cache_store(const struct vctx *c, const struct vshape *v, size_t
 	for (size_t i = 0; i < c->t->n_tensors; i++)
 		if (tensor_is_out(&c->t->tensors[i]) && kf_buf_add(&b, v->ref[k][i], v->n_bytes[i]))
 			goto out;
-	mkdir_p(c->cache_dir);
+	kf_mkdir_p(c->cache_dir, 0755, NULL); /* no cache folder: nothing is remembered */
 	ref_cache_path(c, v, k, path, sizeof(path));
 	kf_write_file_atomic(path, b.data, b.len, NULL); /* a cache write that fails is only a miss later */
 out:

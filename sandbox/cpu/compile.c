@@ -17,6 +17,7 @@
 #include "../../core/embed.h"
 #include "../compile_int.h"
 #include "cpu.h"
+#include "fs.h"
 
 #define SHIM_PREFIX "sandbox/cpu/shim/"
 #define PREPASS_MAX ((size_t)16 << 20)
@@ -274,24 +275,6 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 
 /* ---- shim extraction and the compile --------------------------------------------------------- */
 
-static enum kf_status mkdir_p(const char *path, struct kf_err *err)
-{
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return kf_err_set(err, KF_ERR_INVALID, "path too long: '%s'", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-			return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-	return KF_OK;
-}
-
 /* Writes the embedded shim headers to CACHE/cpu-shim-HASH once (marker file last), so installed
  * binaries need no source tree. */
 static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len, struct kf_err *err)
@@ -303,7 +286,7 @@ static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len,
 	snprintf(mark, sizeof(mark), "%s/.complete", dir);
 	if (access(mark, F_OK) == 0)
 		return KF_OK;
-	enum kf_status st = mkdir_p(dir, err);
+	enum kf_status st = kf_mkdir_p(dir, 0700, err);
 	if (st != KF_OK)
 		return st;
 	const char *name;
@@ -317,7 +300,7 @@ static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len,
 		char *slash = strrchr(path, '/');
 		if (slash > path + strlen(dir)) {
 			*slash = '\0';
-			if ((st = mkdir_p(path, err)) != KF_OK)
+			if ((st = kf_mkdir_p(path, 0700, err)) != KF_OK)
 				return st;
 			*slash = '/';
 		}
@@ -417,7 +400,7 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 		const char *tmp = getenv("TMPDIR");
 		snprintf(cache, sizeof(cache), "%s/kforge-%u", tmp && *tmp ? tmp : "/tmp",
 			 (unsigned)getuid());
-		if ((st = mkdir_p(cache, err)) != KF_OK)
+		if ((st = kf_mkdir_p(cache, 0700, err)) != KF_OK)
 			return st;
 	}
 	if ((st = shim_extract(cache, shim, sizeof(shim), err)) != KF_OK)
@@ -428,7 +411,7 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 		return st;
 	}
 	snprintf(work, sizeof(work), "%s/tmp", cache);
-	if ((st = mkdir_p(work, err)) != KF_OK) {
+	if ((st = kf_mkdir_p(work, 0700, err)) != KF_OK) {
 		kf_buf_release(&tu);
 		return st;
 	}
