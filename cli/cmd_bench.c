@@ -24,6 +24,7 @@
 #include "agent/optimize.h"
 #include "cli.h"
 #include "eval/eval.h"
+#include "fs.h"
 #include "kb/kb.h"
 #include "reports/bench.h"
 
@@ -249,23 +250,6 @@ static bool parse_shard(const char *s, unsigned *i, unsigned *n)
 	return *n >= 1 && *i >= 1 && *i <= *n;
 }
 
-static enum kf_status mkdir_p(const char *path, struct kf_err *err)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp,
-						  strerror(errno));
-			*p = '/';
-		}
-	if (mkdir(tmp, 0777) && errno != EEXIST)
-		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-	return KF_OK;
-}
-
 /* ---- --from-dir: verify and profile one generated kernel, record it as a "bench" run ---- */
 
 struct bench_ctx {
@@ -278,13 +262,6 @@ struct bench_ctx {
 	struct kf_llm_config llm;
 	int64_t budget_calls;
 };
-
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static char *run_config(const char *mode, const char *kernel, const char *outcome, const char *error)
 {
@@ -315,7 +292,7 @@ static enum kf_status eval_one(const struct bench_ctx *c, const struct bench_ent
 	char *config = NULL;
 	struct kf_err terr = KF_ERR_INIT;
 	int64_t task_id = 0;
-	double started = wall_s();
+	double started = kf_wall_s();
 	enum kf_status st;
 
 	*run_id = 0;
@@ -428,7 +405,7 @@ static enum kf_status optimize_one(const struct bench_ctx *c, const struct bench
 
 	*run_id = 0;
 	snprintf(out, sizeof(out), "%s/tasks/%s", c->out_dir, e->name);
-	if ((st = mkdir_p(out, err)))
+	if ((st = kf_mkdir_p(out, 0777, err)))
 		return st;
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
@@ -655,7 +632,7 @@ static enum kf_status write_reports(const char *out_dir, const struct kf_bench_i
 				    struct kf_err *err)
 {
 	static const char *const names[] = {"bench.json", "bench.md", "bench.csv", "bench.html"};
-	enum kf_status st = mkdir_p(out_dir, err);
+	enum kf_status st = kf_mkdir_p(out_dir, 0777, err);
 	for (size_t i = 0; i < KF_ARRAY_SIZE(names) && !st; i++) {
 		struct kf_buf b = KF_BUF_INIT(BENCH_REPORT_MAX);
 		char path[PATH_MAX];
@@ -763,7 +740,7 @@ static int do_slurm(int argc, char **argv, const char *db_path, const char *out_
 	if (sl > 3 && !strcmp(stem + sl - 3, ".db"))
 		stem[sl - 3] = 0;
 	abs_path(out_dir, out_abs, sizeof(out_abs));
-	if ((st = mkdir_p(out_abs, &err))) {
+	if ((st = kf_mkdir_p(out_abs, 0777, &err))) {
 		kf_cli_error("%s", err.msg);
 		return KF_EXIT_INTERNAL;
 	}

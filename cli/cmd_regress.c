@@ -63,13 +63,6 @@ struct run {
 	bool input_error, internal_error;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static struct check *check_new(struct run *r, size_t entry, enum check_kind kind)
 {
 	struct check *c = &r->checks[r->n_checks++];
@@ -147,7 +140,7 @@ static bool check_compile(struct run *r, size_t idx)
 	struct kf_err err = KF_ERR_INIT;
 	cJSON *per = cJSON_CreateObject();
 	struct check *c;
-	double t0 = now_s();
+	double t0 = kf_now_ms() / 1e3;
 
 	if (!n) {
 		cJSON_Delete(per);
@@ -161,7 +154,7 @@ static bool check_compile(struct run *r, size_t idx)
 	if (kf_kfile_load(e->kernel_path, &k, &err)) {
 		c->status = KF_JUNIT_FAIL;
 		snprintf(c->message, sizeof(c->message), "compile_error: %s", err.msg);
-		c->time_s = now_s() - t0;
+		c->time_s = kf_now_ms() / 1e3 - t0;
 		return false;
 	}
 	c->status = KF_JUNIT_PASS;
@@ -206,7 +199,7 @@ static bool check_compile(struct run *r, size_t idx)
 		snprintf(c->message + strlen(c->message), sizeof(c->message) - strlen(c->message),
 			 " (fails on %zu of %zu archs)", n_bad, n);
 	kf_kfile_free(k);
-	c->time_s = now_s() - t0;
+	c->time_s = kf_now_ms() / 1e3 - t0;
 	return c->status == KF_JUNIT_PASS;
 }
 

@@ -111,8 +111,10 @@ char *kf_strndup(const char *s, size_t n);
 
 #define KF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Monotonic clock in nanoseconds and milliseconds. */
+/* Monotonic clock in nanoseconds and milliseconds (durations). */
 uint64_t kf_now_ns(void);
 double kf_now_ms(void);
+/* Wall-clock time: Unix seconds with a fraction (what records are stamped with). */
+double kf_wall_s(void);
 
 #endif

@@ -113,3 +113,10 @@ double kf_now_ms(void)
 {
 	return (double)kf_now_ns() / 1e6;
 }
+
+double kf_wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -31,13 +31,6 @@ _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == KF_KB_SCHEMA_VERSIO
  * well under a millisecond, so 10 s only runs out when another process hangs holding the lock. */
 #define KB_BUSY_TIMEOUT_MS 10000
 
-double kb_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void kf_kb_hash_hex(const void *data, size_t n, char out[65])
 {
 	kf_sha256_hex(data, n, out);
@@ -408,7 +401,7 @@ enum kf_status kf_kb_task_put(struct kf_kb *kb, const struct kf_kb_task *t, int6
 	sqlite3_bind_int(st, 4, t->level);
 	kb_bind_str(st, 5, t->title);
 	kb_bind_str(st, 6, t->description);
-	sqlite3_bind_double(st, 7, t->created_at > 0 ? t->created_at : kb_now());
+	sqlite3_bind_double(st, 7, t->created_at > 0 ? t->created_at : kf_wall_s());
 	if ((s = step_done(kb, st, "cannot record a task", err)))
 		goto fail;
 	if (!(st = kb_stmt(kb, sel, err)))
@@ -495,7 +488,7 @@ enum kf_status kf_kb_run_begin(struct kf_kb *kb, const struct kf_kb_run *r, int6
 	sqlite3_stmt *st;
 	enum kf_status s;
 	char uid[33];
-	double now = kb_now();
+	double now = kf_wall_s();
 
 	if (r->task_id <= 0)
 		return kf_err_set(err, KF_ERR_INVALID, "a run needs a task");
@@ -556,7 +549,7 @@ enum kf_status kf_kb_run_set_status(struct kf_kb *kb, int64_t run_id, const char
 	}
 	sqlite3_bind_int64(st, 1, run_id);
 	kb_bind_str(st, 2, status);
-	sqlite3_bind_double(st, 3, kb_now());
+	sqlite3_bind_double(st, 3, kf_wall_s());
 	if ((s = step_done(kb, st, "cannot update a run", err))) {
 		kb_tx_end(kb, false, NULL);
 		return s;
@@ -586,7 +579,7 @@ enum kf_status kf_kb_record_llm_call(struct kf_kb *kb, const struct kf_kb_llm_ca
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int seq = c->seq;
-	double now = kb_now();
+	double now = kf_wall_s();
 
 	if (c->run_id <= 0)
 		return kf_err_set(err, KF_ERR_INVALID, "an llm call needs a run");
@@ -700,7 +693,7 @@ enum kf_status kb_insert_candidate(struct kf_kb *kb, const struct kf_kb_candidat
 	kb_bind_str(st, 11, c->source_hash ? c->source_hash : hash);
 	kb_bind_str(st, 12, c->tags ? c->tags : tags.data);
 	kb_bind_str(st, 13, c->change);
-	sqlite3_bind_double(st, 14, c->created_at > 0 ? c->created_at : kb_now());
+	sqlite3_bind_double(st, 14, c->created_at > 0 ? c->created_at : kf_wall_s());
 	sqlite3_bind_int(st, 15, c->strategy_no);
 	s = step_done(kb, st, "cannot record a candidate", err);
 	kf_buf_release(&tags);
@@ -750,7 +743,7 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
 	sqlite3_stmt *st;
 	enum kf_status s;
 	int64_t eid;
-	double now = kb_now(), at = e->created_at > 0 ? e->created_at : now;
+	double now = kf_wall_s(), at = e->created_at > 0 ? e->created_at : now;
 
 	if ((s = need(e->verdict, "verdict", err)))
 		return s;

@@ -554,7 +554,7 @@ enum kf_status kf_kb_record_lesson(struct kf_kb *kb, const struct kf_kb_lesson *
 	kb_bind_str(st, 6, l->verdict);
 	kb_bind_str(st, 7, l->tried);
 	kb_bind_str(st, 8, l->outcome);
-	sqlite3_bind_double(st, 9, l->created_at > 0 ? l->created_at : kb_now());
+	sqlite3_bind_double(st, 9, l->created_at > 0 ? l->created_at : kf_wall_s());
 	rc = sqlite3_step(st);
 	kb_done(st);
 	if (rc != SQLITE_DONE)
