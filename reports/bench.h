@@ -68,6 +68,10 @@ struct kf_bench_metrics {
 /* Metrics over the tasks of one level (0: all). */
 void kf_bench_metrics_compute(const struct kf_bench_task *t, size_t n, const double *p, size_t n_p, int level,
 			      struct kf_bench_metrics *m);
+/* The overall metrics in m[0], then one per level present in t in ascending order (at most max in all);
+ * returns how many. */
+size_t kf_bench_metrics_all(const struct kf_bench_task *t, size_t n, const double *p, size_t n_p,
+			    struct kf_bench_metrics *m, size_t max);
 /* Parses "0,0.5,1" into p (at most max, each finite and >= 0); false on garbage. */
 bool kf_bench_p_parse(const char *s, double *p, size_t max, size_t *n);
 /* The default p list {0, 0.5, 0.8, 1, 1.5, 2}. */
@@ -95,5 +99,11 @@ enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task 
 enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info *info,
 				    const struct kf_bench_task *t, size_t n, const struct kf_bench_metrics *m,
 				    size_t n_m);
+/* Writes OUT/bench.json, bench.md, bench.csv and bench.html (OUT is created; each file atomically); json
+ * (may be NULL) also gets bench.json's text. */
+enum kf_status kf_bench_reports_write(const char *out_dir, const struct kf_bench_info *info,
+				      const struct kf_bench_task *t, size_t n,
+				      const struct kf_bench_metrics *m, size_t n_m, struct kf_buf *json,
+				      struct kf_err *err);
 
 #endif

@@ -339,3 +339,29 @@ out:
 	free(x.cand);
 	return st;
 }
+
+static int level_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+size_t kf_bench_metrics_all(const struct kf_bench_task *t, size_t n, const double *p, size_t n_p,
+			    struct kf_bench_metrics *m, size_t max)
+{
+	int levels[16] = {0};
+	size_t nl = 0, k = 0;
+	if (!max)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < nl && levels[j] != t[i].level)
+			j++;
+		if (j == nl && nl < KF_ARRAY_SIZE(levels) && t[i].level)
+			levels[nl++] = t[i].level;
+	}
+	qsort(levels, nl, sizeof(int), level_cmp);
+	kf_bench_metrics_compute(t, n, p, n_p, 0, &m[k++]);
+	for (size_t j = 0; j < nl && k < max; j++)
+		kf_bench_metrics_compute(t, n, p, n_p, levels[j], &m[k++]);
+	return k;
+}

@@ -2,6 +2,7 @@
  * self-contained HTML page with inline SVG charts (fast_p curve, per-task speedups with intervals,
  * correctness by category, search progress). Speedups are against each task's reference kernel; CPU-clock
  * results are labelled as such. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 #include <cjson/cJSON.h>
 
 #include "reports/bench.h"
+#include "fs.h"
 #include "reports/report.h"
+
+#define BENCH_REPORT_MAX ((size_t)128 << 20)
 
 #define BASELINE_NOTE                                                                                        \
 	"speedup = the task's reference kernel time / the kernel's time (the reference is the baseline); "   \
@@ -477,5 +481,36 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 #undef ESC
 	if (!st)
 		st = kf_html_end(b);
+	return st;
+}
+
+enum kf_status kf_bench_reports_write(const char *out_dir, const struct kf_bench_info *info,
+				      const struct kf_bench_task *t, size_t n,
+				      const struct kf_bench_metrics *m, size_t n_m, struct kf_buf *json,
+				      struct kf_err *err)
+{
+	static const char *const names[] = {"bench.json", "bench.md", "bench.csv", "bench.html"};
+	enum kf_status st = kf_mkdir_p(out_dir, 0777, err);
+	for (size_t i = 0; i < KF_ARRAY_SIZE(names) && !st; i++) {
+		struct kf_buf b = KF_BUF_INIT(BENCH_REPORT_MAX);
+		char path[PATH_MAX];
+		if (i == 0)
+			st = kf_bench_render_json(&b, info, t, n, m, n_m);
+		else if (i == 1)
+			st = kf_bench_render_md(&b, info, t, n, m, n_m);
+		else if (i == 2)
+			st = kf_bench_render_csv(&b, t, n);
+		else
+			st = kf_bench_render_html(&b, info, t, n, m, n_m);
+		if (st) {
+			kf_err_set(err, st, "cannot render '%s': %s", names[i], kf_status_name(st));
+		} else {
+			snprintf(path, sizeof(path), "%s/%s", out_dir, names[i]);
+			st = kf_write_file_atomic(path, b.data, b.len, err);
+		}
+		if (!st && i == 0 && json)
+			st = kf_buf_add(json, b.data, b.len);
+		kf_buf_release(&b);
+	}
 	return st;
 }

@@ -1,6 +1,7 @@
 /* The report of one optimize run, rebuilt from the knowledge base alone (so `kforge report RUN` can redo it
  * at any time, also on a merged database): Markdown for pull requests, a self-contained HTML page with
  * inline SVG charts, and JSON. CPU-backend times are labelled as CPU times, never as GPU speed. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,9 @@
 
 #include "reports/report.h"
 #include "reports/run_report.h"
+
+/* A run report is a few hundred KiB; a huge run stops here rather than filling the disk. */
+#define RUN_REPORT_MAX ((size_t)64 << 20)
 
 bool kf_report_format_parse(const char *s, enum kf_report_format *out)
 {
@@ -954,4 +958,40 @@ enum kf_status kf_report_run(struct kf_kb *kb, int64_t run_id, enum kf_report_fo
 		return kf_err_set(err, st, "cannot render the report of run '%lld': %s", (long long)run_id,
 				  kf_status_name(st));
 	return KF_OK;
+}
+
+enum kf_status kf_report_run_write(const char *db_path, int64_t run_id, const char *dir, char *md, char *html,
+				   struct kf_err *err)
+{
+	static const struct {
+		enum kf_report_format f;
+		const char *name;
+	} files[] = {{KF_REPORT_MD, "report.md"}, {KF_REPORT_HTML, "report.html"}};
+	struct kf_kb *kb = NULL;
+	struct kf_err e2 = KF_ERR_INIT;
+	enum kf_status st = KF_OK;
+
+	if (md)
+		md[0] = 0;
+	if (html)
+		html[0] = 0;
+	if ((st = kf_kb_open(db_path, KF_KB_READONLY | KF_KB_NOCREATE, &kb, err)))
+		return st;
+	for (size_t i = 0; i < KF_ARRAY_SIZE(files); i++) {
+		struct kf_buf b = KF_BUF_INIT(RUN_REPORT_MAX);
+		char path[PATH_MAX];
+		enum kf_status fst;
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		if (!(fst = kf_report_run(kb, run_id, files[i].f, &b, &e2)) &&
+		    !(fst = kf_write_file_atomic(path, b.data, b.len, &e2))) {
+			char *to = i ? html : md;
+			if (to)
+				snprintf(to, PATH_MAX, "%s", path);
+		} else if (!st) {
+			st = kf_err_set(err, fst, "report '%s': %s", path, e2.msg);
+		}
+		kf_buf_release(&b);
+	}
+	kf_kb_close(kb);
+	return st;
 }
