@@ -33,6 +33,7 @@ KB_SRC        := $(wildcard kb/*.c)
 EVAL_SRC      := $(wildcard eval/*.c)
 AGENT_SRC     := $(wildcard agent/*.c)
 REPORTS_SRC   := $(wildcard reports/*.c)
+RUNNER_SRC    := $(wildcard runner/*.c)
 CLI_SRC       := $(wildcard cli/*.c)
 
 # Data files compiled in (core/embed.h). A module lists its folder here.
@@ -40,7 +41,7 @@ EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data kb/sql
 EMBED_FILES := $(sort $(shell find $(EMBED_DIRS) -type f ! -name '*~' 2>/dev/null))
 
 LIB_SRC := $(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(SANDBOX_SRC) $(VERIFIER_SRC) $(PROFILER_SRC) \
-           $(KB_SRC) $(EVAL_SRC) $(AGENT_SRC) $(REPORTS_SRC)
+           $(KB_SRC) $(EVAL_SRC) $(AGENT_SRC) $(REPORTS_SRC) $(RUNNER_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cpp,$(BUILD)/obj/%.o,$(1)))
 

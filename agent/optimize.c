@@ -27,7 +27,6 @@
 #include "kfile.h"
 #include "profiler/profiler.h"
 #include "profiler/timing.h"
-#include "reports/run_report.h"
 #include "task.h"
 
 volatile int kf_optimize_stop;
@@ -1471,7 +1470,7 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 
 /* ---- outputs ------------------------------------------------------------------------------------- */
 
-static void write_outputs(struct opt *z, struct kf_err *err)
+static void write_best(struct opt *z)
 {
 	struct kf_optimize_result *res = z->res;
 	char path[PATH_MAX + 16];
@@ -1484,20 +1483,6 @@ static void write_outputs(struct opt *z, struct kf_err *err)
 			snprintf(res->best_path, sizeof(res->best_path), "%s", path);
 	} else {
 		unlink(path); /* an old run's best.cu must not pass for this run's */
-	}
-	static const struct {
-		enum kf_report_format f;
-		const char *name;
-	} fmts[] = {{KF_REPORT_MD, "report.md"}, {KF_REPORT_HTML, "report.html"}};
-	for (size_t i = 0; i < 2; i++) {
-		struct kf_buf b = KF_BUF_INIT(64u << 20);
-		snprintf(path, sizeof(path), "%s/%s", z->o->out_dir, fmts[i].name);
-		if (!kf_report_run(z->kb, z->run_id, fmts[i].f, &b, &e2) &&
-		    !kf_write_file_atomic(path, b.data, b.len, &e2))
-			snprintf(i ? res->report_html : res->report_md, sizeof(res->report_md), "%s", path);
-		else if (err && !err->msg[0])
-			kf_err_set(err, e2.code, "report: %s", e2.msg);
-		kf_buf_release(&b);
 	}
 }
 
@@ -1672,7 +1657,7 @@ done:
 		}
 		if (z.search) {
 			fill_result(&z);
-			write_outputs(&z, NULL);
+			write_best(&z);
 		}
 	}
 	res->run_id = z.run_id;

@@ -1,6 +1,6 @@
 /* kforge optimize as a library call: the search loop (evolutionary or MCTS) over LLM-written candidates,
- * each verified and profiled, everything recorded in the knowledge base. `kforge optimize` and
- * `kforge bench` both call kf_optimize. */
+ * each evaluated through the pipeline (eval/), everything recorded in the knowledge base. `kforge optimize`
+ * and `kforge bench` both call kf_optimize and render the run's report from the knowledge base. */
 #ifndef KF_AGENT_OPTIMIZE_H
 #define KF_AGENT_OPTIMIZE_H
 
@@ -46,12 +46,12 @@ struct kf_optimize_opts {
 	enum kf_backend_kind backend;
 	const struct kf_device_info *device; /* cuda: the probed device; NULL on cpu */
 	const char *db_path;                 /* required */
-	const char *out_dir;                 /* required: best.cu, report.md, report.html */
-	uint64_t seed;                       /* 0: random (recorded) */
-	int64_t resume_run;                  /* > 0: continue this run from the knowledge base */
-	bool no_strategies;                  /* skip the strategy call (it is made when the budget is >= 8) */
-	bool no_preflight;                   /* skip the model check before the first request */
-	kf_optimize_progress_fn progress;    /* may be NULL */
+	const char *out_dir; /* required: best.cu (the caller adds the run's reports, kf_report_run_write) */
+	uint64_t seed;       /* 0: random (recorded) */
+	int64_t resume_run;  /* > 0: continue this run from the knowledge base */
+	bool no_strategies;  /* skip the strategy call (it is made when the budget is >= 8) */
+	bool no_preflight;   /* skip the model check before the first request */
+	kf_optimize_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
 	const char *worker_path; /* NULL: default */
 };
@@ -78,7 +78,6 @@ struct kf_optimize_result {
 				  in 8 attempts", the API's message of a fatal error, ... */
 	char warning[256];     /* e.g. the model has no price (cost reported as $0) */
 	char best_path[PATH_MAX]; /* DIR/best.cu ("" when nothing verified) */
-	char report_md[PATH_MAX], report_html[PATH_MAX];
 };
 
 /* Runs (or resumes) a search. Returns KF_OK when the run completed (improved or not — see result),

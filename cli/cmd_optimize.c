@@ -13,6 +13,7 @@
 
 #include "agent/optimize.h"
 #include "cli.h"
+#include "reports/run_report.h"
 
 static const char help[] =
     "Searches for a faster kernel for TASK: an LLM proposes candidates (whole files or SEARCH/REPLACE\n"
@@ -112,7 +113,7 @@ static bool parse_pos_double(const char *s, double *out)
 	return true;
 }
 
-static void print_summary(const struct kf_optimize_result *r, bool json)
+static void print_summary(const struct kf_optimize_result *r, const char *md, const char *html, bool json)
 {
 	if (json) {
 		cJSON *o = cJSON_CreateObject(), *v = cJSON_CreateObject();
@@ -156,8 +157,8 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 		cJSON_AddNumberToObject(o, "tokens_reasoning", (double)r->tokens_reasoning);
 		cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
 		cJSON_AddStringToObject(o, "best_path", r->best_path);
-		cJSON_AddStringToObject(o, "report_md", r->report_md);
-		cJSON_AddStringToObject(o, "report_html", r->report_html);
+		cJSON_AddStringToObject(o, "report_md", md);
+		cJSON_AddStringToObject(o, "report_html", html);
 		char *s = cJSON_Print(o);
 		puts(s);
 		free(s);
@@ -193,10 +194,10 @@ static void print_summary(const struct kf_optimize_result *r, bool json)
 		printf("no verified improvement: no candidate passed verification\n");
 	if (r->best_path[0])
 		printf("best kernel: %s\n", r->best_path);
-	if (r->report_md[0])
-		printf("report: %s\n", r->report_md);
-	if (r->report_html[0])
-		printf("report: %s\n", r->report_html);
+	if (md[0])
+		printf("report: %s\n", md);
+	if (html[0])
+		printf("report: %s\n", html);
 }
 
 int cmd_optimize(int argc, char **argv)
@@ -381,11 +382,16 @@ int cmd_optimize(int argc, char **argv)
 	sigaction(SIGTERM, &old_term, NULL);
 	if (live.shown)
 		fputc('\n', stderr);
+	/* the run's reports, whatever became of it (an interrupted run's says how far it got) */
+	char md[PATH_MAX] = "", html[PATH_MAX] = "";
+	struct kf_err rerr = KF_ERR_INIT;
+	if (res.run_id && kf_report_run_write(o.db_path, res.run_id, o.out_dir, md, html, &rerr))
+		kf_cli_warn("%s", rerr.msg);
 	if (st == KF_ERR_INTERRUPTED) {
 		kf_cli_error("interrupted: run %lld recorded as interrupted; continue it with --resume %lld",
 			     (long long)res.run_id, (long long)res.run_id);
 		if (res.run_id)
-			print_summary(&res, json);
+			print_summary(&res, md, html, json);
 		return KF_EXIT_INTERRUPTED;
 	}
 	if (st) {
@@ -395,13 +401,13 @@ int cmd_optimize(int argc, char **argv)
 		if (st == KF_ERR_UNAVAILABLE) {
 			/* the API refused: what was done is still summarised (and reported) */
 			if (res.run_id)
-				print_summary(&res, json);
+				print_summary(&res, md, html, json);
 			return KF_EXIT_UNAVAILABLE;
 		}
 		if (st == KF_ERR_INVALID || st == KF_ERR_PARSE || st == KF_ERR_NOTFOUND || st == KF_ERR_USAGE)
 			return KF_EXIT_USAGE;
 		return KF_EXIT_INTERNAL;
 	}
-	print_summary(&res, json);
+	print_summary(&res, md, html, json);
 	return KF_EXIT_OK;
 }
