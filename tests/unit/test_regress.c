@@ -1,17 +1,17 @@
 /* Unit tests of kforge regress's pure parts: the regression decision on synthetic timing samples (a real
  * 10% slowdown fails, noise never does, a 3% slowdown under a 5% threshold passes), the manifest reader's
- * field-path errors, and the deterministic manifest writer. The CLI sources are compiled in directly:
- * they are not part of libkforge.a. */
+ * field-path errors, and the deterministic manifest writer (the regress library, regress/regress.h). The
+ * checks end to end are tests/integration/regress.sh. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
+#include "regress/regress.h"
+#include "rng.h"
 #include "testing.h"
-
-#include "cli/regress_manifest.c"
-#include "cli/regress_stats.c"
 
 #define BASE_NS 41700.0 /* a 41.7 us kernel */
 
@@ -406,6 +406,79 @@ static void test_writer_numbers_and_strings(void)
 	kf_buf_release(&b);
 }
 
+/* The checks of a manifest on the cpu backend (the issue's case): a correct kernel, one made wrong, one that
+ * no longer compiles for an arch the manifest names; timing is skipped without a GPU, never passed. */
+static void count_check(void *ctx, const struct kf_regress_run *r, const struct kf_regress_check *c)
+{
+	int *n = ctx;
+	(*n)++;
+	CHECK(c >= r->checks && c < r->checks + r->n_checks);
+}
+
+static const struct kf_regress_check *find_check(const struct kf_regress_run *r, const char *kernel,
+						 enum kf_regress_check_kind kind)
+{
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (r->checks[i].kind == kind && !strcmp(r->m->entries[r->checks[i].entry].name, kernel))
+			return &r->checks[i];
+	return NULL;
+}
+
+static void test_run_checks_on_cpu(void)
+{
+	struct kf_regress_manifest *m = NULL;
+	struct kf_regress_run r = {0};
+	struct kf_err err = KF_ERR_INIT;
+	const struct kf_regress_check *c;
+	char junit[512];
+	int heard = 0;
+
+	setup_dir();
+	CHECK(kf_regress_manifest_load("tests/data/regress/checked_by.json", NULL, &m, &err) == KF_OK);
+	if (!m)
+		return;
+	r.m = m;
+	r.backend = KF_BACKEND_CPU;
+	r.threshold = 0.05;
+	CHECK(kf_regress_run_all(&r, count_check, &heard, &err) == KF_OK);
+	CHECK_EQ_INT(r.n_checks, 9);
+	CHECK_EQ_INT(heard, 9);
+	CHECK(r.counts[KF_JUNIT_PASS] == 3 && r.counts[KF_JUNIT_FAIL] == 2 && r.counts[KF_JUNIT_ERROR] == 0 &&
+	      r.counts[KF_JUNIT_SKIP] == 4);
+	CHECK_EQ_INT(kf_regress_exit_code(&r), 1);
+	CHECK(!strncmp(r.toolchain, "nvrtc ", 6));
+	c = find_check(&r, "broken", KF_REGRESS_CHECK_COMPILE);
+	CHECK(c && c->status == KF_JUNIT_FAIL && kf_t_streq(c->name, "compile sm_80"));
+	CHECK(c && !strncmp(c->message, "compile_error for sm_80: ", 25) && c->detail.len > 0);
+	c = find_check(&r, "broken", KF_REGRESS_CHECK_VERIFY);
+	CHECK(c && c->status == KF_JUNIT_SKIP); /* reported once, at its compile check */
+	c = find_check(&r, "wrong", KF_REGRESS_CHECK_VERIFY);
+	CHECK(c && c->status == KF_JUNIT_FAIL && !strncmp(c->message, "wrong_output", 12));
+	c = find_check(&r, "good", KF_REGRESS_CHECK_VERIFY);
+	CHECK(c && c->status == KF_JUNIT_PASS);
+	c = find_check(&r, "good", KF_REGRESS_CHECK_TIMING);
+	CHECK(c && c->status == KF_JUNIT_SKIP && kf_t_streq(c->name, "timing B=16384 N=4096"));
+	CHECK(c && strstr(c->message, "no GPU: cpu times are not comparable to sm_90 baselines"));
+
+	cJSON *doc = kf_regress_json(&r, "checked_by.json", 1);
+	const cJSON *sum = cJSON_GetObjectItem(doc, "summary");
+	CHECK(sum && cJSON_GetObjectItem(sum, "failed")->valuedouble == 2);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "kernels")) == 3);
+	cJSON_Delete(doc);
+	snprintf(junit, sizeof(junit), "%s/junit.xml", tmpdir);
+	CHECK(kf_regress_junit_write(&r, junit, &err) == KF_OK && access(junit, F_OK) == 0);
+	kf_regress_run_release(&r);
+
+	/* a stop before the first kernel: nothing is checked */
+	volatile int stop = 1;
+	memset(&r, 0, sizeof(r));
+	r.m = m;
+	r.stop = &stop;
+	CHECK(kf_regress_run_all(&r, NULL, NULL, &err) == KF_OK && r.n_checks == 0);
+	kf_regress_run_release(&r);
+	kf_regress_manifest_free(m);
+}
+
 static void cleanup(void)
 {
 	char cmd[400];
@@ -419,4 +492,4 @@ KF_TEST_MAIN(TEST(test_ten_percent_slowdown_fails), TEST(test_noise_never_fails)
 	     TEST(test_small_slowdown_passes), TEST(test_noisy_ten_percent_still_fails),
 	     TEST(test_faster_and_deterministic), TEST(test_compare_rejects), TEST(test_arch_names),
 	     TEST(test_manifest_errors), TEST(test_manifest_roundtrip_and_update),
-	     TEST(test_writer_numbers_and_strings), TEST(cleanup))
+	     TEST(test_writer_numbers_and_strings), TEST(test_run_checks_on_cpu), TEST(cleanup))

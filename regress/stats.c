@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "profiler/profiler.h"
-#include "regress.h"
+#include "regress/regress.h"
 
 enum kf_status kf_regress_compare(const double *samples_ns, size_t n, const struct kf_regress_baseline *b,
 				  double threshold, uint64_t seed, uint32_t resamples,

@@ -1,12 +1,16 @@
-/* kforge regress: the shipped-kernel manifest (spec/task-format.md, "Shipped-kernel manifest") read with
- * field paths in every error and written back deterministically (sorted keys, one kernel per line group),
- * and the statistics that decide whether a timed kernel regressed against its recorded baseline. */
-#ifndef KF_CLI_REGRESS_H
-#define KF_CLI_REGRESS_H
+/* regress: `kforge regress` as a library. The shipped-kernel manifest (spec/task-format.md, "Shipped-kernel
+ * manifest") read with field paths in every error and written back deterministically (sorted keys, one
+ * kernel per line group); the statistics that decide whether a timed kernel regressed against its recorded
+ * baseline; the checks run per kernel (compile, evaluate through eval/, time); and their JUnit and JSON
+ * forms. The command parses arguments, calls these and prints. */
+#ifndef KF_REGRESS_H
+#define KF_REGRESS_H
 
 #include <cjson/cJSON.h>
 
 #include "kf.h"
+#include "reports/report.h"
+#include "sandbox/sandbox.h"
 
 #define KF_REGRESS_FORMAT "kforge-manifest/1"
 #define KF_REGRESS_MAX_ARCHS 16
@@ -78,5 +82,63 @@ struct kf_regress_cmp {
 enum kf_status kf_regress_compare(const double *samples_ns, size_t n, const struct kf_regress_baseline *b,
 				  double threshold, uint64_t seed, uint32_t resamples,
 				  struct kf_regress_cmp *out, struct kf_err *err);
+
+/* ---- the checks ---- */
+
+enum kf_regress_check_kind { KF_REGRESS_CHECK_COMPILE, KF_REGRESS_CHECK_VERIFY, KF_REGRESS_CHECK_TIMING };
+const char *kf_regress_check_kind_name(enum kf_regress_check_kind k); /* "compile", "verify", "timing" */
+
+/* One JUnit test case: a kernel's compile, verify or timing check. */
+struct kf_regress_check {
+	size_t entry; /* the kernel: index in the manifest's entries */
+	enum kf_regress_check_kind kind;
+	char name[200]; /* the test case name: "compile sm_80,sm_90", "verify public+hidden", "timing B=16" */
+	enum kf_junit_status status;
+	char message[1500];   /* one line: verdict and numbers, or the skip reason */
+	struct kf_buf detail; /* a compile log or the per-shape report (bounded) */
+	double time_s;
+	cJSON *extra; /* figures for --json */
+};
+
+struct kf_regress_run {
+	/* in */
+	struct kf_regress_manifest *m; /* with update, the new baselines are set in its tree */
+	enum kf_backend_kind backend;
+	struct kf_device_info dev; /* the probed device on cuda */
+	double threshold;          /* allowed slowdown, a fraction (0.05 = 5%) */
+	bool update;               /* record this run's medians as the baselines for the GPU's arch */
+	volatile int *stop;        /* Ctrl-C: no kernel is started after it is set (may be NULL) */
+	/* out */
+	char toolchain[64]; /* NVRTC's compiler id */
+	size_t n_checks;
+	struct kf_regress_check *checks;
+	size_t counts[4]; /* checks by enum kf_junit_status */
+	size_t n_updated; /* baselines recorded (update) */
+	bool input_error; /* a task or reference is broken (exit 2) */
+	bool internal_error;
+};
+
+typedef void (*kf_regress_progress_fn)(void *ctx, const struct kf_regress_run *r,
+				       const struct kf_regress_check *c);
+
+/* Runs the checks of every kernel of r->m in order; fn (may be NULL) hears of each check once its kernel is
+ * done. Per kernel: the compile check (NVRTC for the manifest's archs, the arches with baselines and the
+ * GPU's own; none without any), one evaluation through the pipeline (verification, and on a GPU the timing,
+ * the re-check of timed outputs and the strict re-verification of an implausible time), the verify check
+ * from it, and the timing check: skipped without a GPU; on one, a failure when the timing rejected the
+ * kernel, else the median at the task's first timing shape against the baseline for the GPU's arch (a
+ * regression is a change whose whole 95% interval lies above the threshold), or recorded as the baseline
+ * with update. Returns an error only for what stops it all (out of memory); release r afterwards. */
+enum kf_status kf_regress_run_all(struct kf_regress_run *r, kf_regress_progress_fn fn, void *ctx,
+				  struct kf_err *err);
+/* spec/cli.md's exit code for a finished run: 3 internal error, 2 broken input, 1 a check failed, else 0. */
+int kf_regress_exit_code(const struct kf_regress_run *r);
+void kf_regress_run_release(struct kf_regress_run *r);
+
+/* The JUnit XML of the checks, written atomically to path. */
+enum kf_status kf_regress_junit_write(const struct kf_regress_run *r, const char *path, struct kf_err *err);
+/* The --json document: the run's settings, each kernel with its checks and status, the summary, exit_code
+ * rc. The caller frees it (cJSON_Delete). */
+cJSON *kf_regress_json(const struct kf_regress_run *r, const char *manifest, int rc);
 
 #endif

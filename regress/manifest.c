@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "json.h"
-#include "regress.h"
+#include "regress/regress.h"
 
 #define MANIFEST_MAX_BYTES (4u << 20) /* a manifest of thousands of kernels stays far below 4 MiB */
 
