@@ -1,5 +1,5 @@
-/* kforge kb show: a candidate (source, lineage, verdicts, timings, its LLM exchange) or a run (cli/cmd_kb.h).
- */
+/* kforge kb show (cli/cmd_kb.h): a candidate with its source, lineage, verdicts, timings and LLM exchange,
+ * or a run with its settings, counters and candidates. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
