@@ -40,8 +40,10 @@ int cmd_report(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
-/* `kforge tasks lint` (cli/cmd_tasks_lint.c), dispatched from cmd_tasks; argv[0] is "lint". */
+/* `kforge tasks lint` and `tasks show` (cli/cmd_tasks_lint.c, cmd_tasks_show.c), dispatched from
+ * cmd_tasks; argv[0] is the subcommand. */
 int kf_cmd_tasks_lint(int argc, char **argv);
+int kf_cmd_tasks_show(int argc, char **argv);
 /* `kforge tasks baselines` (cli/cmd_tasks_baselines.c); argv[0] is "baselines". */
 int kf_cmd_tasks_baselines(int argc, char **argv);
 
@@ -57,6 +59,9 @@ bool kf_cli_wants_help(int argc, char **argv);
 /* "error: ..." to stderr (git's error()). */
 void kf_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kf_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints each line of a loader's warnings as "warning: LINE" to stderr. */
+struct kf_buf;
+void kf_cli_print_warnings(const struct kf_buf *w);
 /* The knowledge-base path: --db value if given, else $KFORGE_DB, else "kforge.db". */
 const char *kf_cli_db_path(const char *flag_value);
 

@@ -121,6 +121,17 @@ void kf_cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void kf_cli_print_warnings(const struct kf_buf *w)
+{
+	const char *p = w->data;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(stderr, "warning: %.*s\n", (int)n, p);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
 const char *kf_cli_db_path(const char *flag_value)
 {
 	const char *env = getenv("KFORGE_DB");
