@@ -48,7 +48,12 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cpp,$(BUILD)/obj/%.o,$(1)))
 
 LIB_OBJ    := $(call obj,$(LIB_SRC)) $(BUILD)/obj/gen/embed.o
 CLI_OBJ    := $(call obj,$(CLI_SRC))
-WORKER_OBJ := $(call obj,$(CORE_LITE_SRC) $(COMMON_SRC) $(WORKER_SRC) $(WORKER_CXX))
+# The worker's own code is a library (its main apart) so the tests link what the worker runs.
+WORKER_MAIN    := $(BUILD)/obj/sandbox/worker/main.o
+WORKER_LIB_OBJ := $(filter-out $(WORKER_MAIN),$(call obj,$(WORKER_SRC) $(WORKER_CXX)))
+WORKER_OBJ     := $(WORKER_MAIN) $(call obj,$(CORE_LITE_SRC) $(COMMON_SRC))
+# Objects a single test needs besides the libraries: tests/taskref (host implementations of the suite).
+TASKREF_OBJ    := $(BUILD)/obj/tests/taskref/taskref.o
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -65,8 +70,14 @@ $(BUILD)/libkforge.a: $(LIB_OBJ)
 $(BUILD)/kforge: $(CLI_OBJ) $(BUILD)/libkforge.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libkforge.a $(PARENT_LIBS)
 
-$(BUILD)/kforge-worker: $(WORKER_OBJ)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
+$(BUILD)/libkforge-worker.a: $(WORKER_LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# main.c reaches the backends through weak references, which pull nothing out of an archive: all of it.
+$(BUILD)/kforge-worker: $(WORKER_OBJ) $(BUILD)/libkforge-worker.a
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(WORKER_MAIN) -Wl,--whole-archive $(BUILD)/libkforge-worker.a \
+	  -Wl,--no-whole-archive $(filter-out $(WORKER_MAIN),$(WORKER_OBJ)) $(WORKER_LIBS)
 
 $(BUILD)/gen/embed.c: $(EMBED_FILES) tools/embed.sh Makefile
 	@mkdir -p $(@D)
@@ -84,9 +95,13 @@ $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkforge.a tests/unit/testing.h
+# Tests link the parent's library and the worker's (kf_backend_cpu, kf_backend_cuda), no source compiled in.
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkforge.a $(BUILD)/libkforge-worker.a tests/unit/testing.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkforge.a $(PARENT_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(filter %.o,$^) $(BUILD)/libkforge.a \
+	  $(BUILD)/libkforge-worker.a $(BUILD)/libkforge.a $(PARENT_LIBS)
+
+$(BUILD)/tests/test_tasks_ref: $(TASKREF_OBJ)
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libkforge.a
 	@mkdir -p $(@D)

@@ -362,11 +362,10 @@ static enum kf_status cuda_flush_l2(char *msg, size_t msg_len)
 	return r == CUDA_SUCCESS ? KF_OK : fail_cu(r, "cuMemsetD32Async (L2 flush)", msg, msg_len);
 }
 
-/* Checks one launch against the device's and the function's limits. */
-static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struct func *f, char *msg,
-				   size_t msg_len)
+enum kf_status kf_cuda_launch_check(const struct kf_be_launch *L, const struct kf_device_info *d,
+				    int regs_per_block, const struct kf_cuda_func_limits *f, char *msg,
+				    size_t msg_len)
 {
-	const struct kf_device_info *d = &g.info;
 	for (int k = 0; k < 3; k++) {
 		if (L->grid[k] == 0 || (int64_t)L->grid[k] > (int64_t)d->max_grid[k]) {
 			set_msg(msg, msg_len, "line %d: grid %c = %u is outside 1..%d on '%s'", L->line,
@@ -388,13 +387,13 @@ static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struc
 	/* registers: each warp takes regs x 32 rounded up to 256 registers; the block must fit the file */
 	uint64_t warps = (threads + 31) / 32;
 	uint64_t regs_per_warp = ((uint64_t)f->regs * 32 + 255) / 256 * 256;
-	if (g.regs_per_block > 0 && warps * regs_per_warp > (uint64_t)g.regs_per_block) {
+	if (regs_per_block > 0 && warps * regs_per_warp > (uint64_t)regs_per_block) {
 		set_msg(msg, msg_len,
 			"line %d: kernel '%s' uses %d registers per thread; a block of %llu threads needs "
 			"%llu of the "
 			"%d registers per block",
 			L->line, L->kernel, f->regs, (unsigned long long)threads,
-			(unsigned long long)warps * regs_per_warp, g.regs_per_block);
+			(unsigned long long)warps * regs_per_warp, regs_per_block);
 		return KF_ERR_INVALID;
 	}
 	if (f->max_threads > 0 && threads > (uint64_t)f->max_threads) {
@@ -414,6 +413,20 @@ static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struc
 			d->max_smem_per_block_optin);
 		return KF_ERR_INVALID;
 	}
+	return KF_OK;
+}
+
+/* Checks one launch against the device's and the function's limits, then opts the function in to the
+ * dynamic shared memory it asks for past the default budget. */
+static enum kf_status check_launch(const struct kf_be_launch *L, size_t i, struct func *f, char *msg,
+				   size_t msg_len)
+{
+	const struct kf_device_info *d = &g.info;
+	struct kf_cuda_func_limits lim = {f->regs, f->static_smem, f->max_threads};
+	enum kf_status st = kf_cuda_launch_check(L, d, g.regs_per_block, &lim, msg, msg_len);
+	uint64_t smem = (uint64_t)f->static_smem + L->smem_bytes;
+	if (st)
+		return st;
 	/* Dynamic shared memory past the default 48 KiB budget needs the function's opt-in attribute. */
 	if (smem > (uint64_t)d->max_smem_per_block && f->dyn_smem_set < (int)L->smem_bytes) {
 		CUresult r = kf_cu.func_set_attribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

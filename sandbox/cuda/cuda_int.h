@@ -76,6 +76,21 @@ bool kf_cu_error_sticky(CUresult r);
 /* The cuda backend's context and device ordinal after a successful init (NULL before; backend.c). */
 CUcontext kf_cuda_context(int *device_ordinal);
 
+/* A kernel's own launch limits, from its attributes. */
+struct kf_cuda_func_limits {
+	int regs;        /* registers per thread */
+	int static_smem; /* bytes */
+	int max_threads; /* the most threads per block it can launch with (0: not known) */
+};
+struct kf_be_launch;
+struct kf_device_info;
+/* Checks launch L against device d (regs_per_block: its register file per block, 0 unknown) and the
+ * kernel's limits before any driver call: KF_ERR_INVALID with "line N: ..." in msg (an invalid_launch
+ * verdict), else KF_OK. */
+enum kf_status kf_cuda_launch_check(const struct kf_be_launch *L, const struct kf_device_info *d,
+				    int regs_per_block, const struct kf_cuda_func_limits *f, char *msg,
+				    size_t msg_len);
+
 /* ---- CUPTI activity records (sandbox/cuda/cupti.c) ---------------------------------------- */
 
 /* dlopen of libcupti.so.13: the loader's path (the worker's RUNPATH), then $CUDA_HOME/extras/CUPTI/lib64,

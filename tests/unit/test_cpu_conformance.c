@@ -1,8 +1,9 @@
 /* The cpu backend's conformance corpus (the .cu files in tests/cpu): each kernel is compiled by kf_compile
- * for the cpu backend, loaded by the worker's cpu ops table (kf_backend_cpu, compiled into this test) and
- * run; outputs are checked against host C computations. Also: the unsupported-construct scan, compile errors
- * with the user's line, a missing __syncthreads caught by the shuffled fiber order, a divergent barrier
- * reported as a deadlock, and an out-of-bounds write reported with its source line in sanitize mode. */
+ * for the cpu backend, loaded by the worker's cpu ops table (kf_backend_cpu, from the worker's library
+ * libkforge-worker.a) and run; outputs are checked against host C computations. Also: the
+ * unsupported-construct scan, compile errors with the user's line, a missing __syncthreads caught by the
+ * shuffled fiber order, a divergent barrier reported as a deadlock, and an out-of-bounds write reported with
+ * its source line in sanitize mode. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -14,8 +15,8 @@
 #include "sandbox/sandbox.h"
 #include "testing.h"
 
-/* The worker-side ops table under test (the worker binary links it the same way). */
-#include "../../sandbox/cpu/worker/backend_cpu.c"
+/* The worker-side ops table under test (the worker binary links the same library). */
+#include "sandbox/worker/backend.h"
 
 #define MSG_LEN 1024
 static char msgbuf[MSG_LEN];

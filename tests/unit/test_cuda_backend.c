@@ -1,16 +1,15 @@
 /* The cuda backend without a GPU: "no driver" and "stub driver" are unavailable with a clear reason
  * (called directly, and through `kforge-worker --probe cuda`), error naming and stickiness, the launch
- * checks against device limits, and the interval union used for CUPTI timing. The backend's sources are
- * compiled into this test (they live in the worker, not in libkforge.a). On a machine with a GPU the
+ * checks against device limits, and the interval union used for CUPTI timing. The backend comes from the
+ * worker's library (libkforge-worker.a), which the worker binary links too. On a machine with a GPU the
  * "no driver" checks skip and the init is checked to succeed instead. */
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../sandbox/cuda/backend.c"
-#include "../../sandbox/cuda/cupti.c"
-#include "../../sandbox/cuda/driver.c"
-#include "../../sandbox/cuda/library.c"
+#include "core/baseline.h"
+#include "sandbox/cuda/cuda_int.h"
+#include "sandbox/worker/backend.h"
 #include "testing.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -174,48 +173,48 @@ static void test_cupti_without_driver(void)
 /* The launch checks need device facts only; they run before any driver call. H100-like limits. */
 static void test_launch_checks(void)
 {
-	memset(&g, 0, sizeof(g));
-	snprintf(g.info.name, sizeof(g.info.name), "NVIDIA H100");
-	g.info.max_threads_per_block = 1024;
-	g.info.max_block[0] = 1024, g.info.max_block[1] = 1024, g.info.max_block[2] = 64;
-	g.info.max_grid[0] = 2147483647, g.info.max_grid[1] = 65535, g.info.max_grid[2] = 65535;
-	g.info.max_smem_per_block = 49152;
-	g.info.max_smem_per_block_optin = 232448;
-	g.regs_per_block = 65536;
-	struct func f = {.name = "k", .regs = 32, .static_smem = 1024, .max_threads = 1024};
+	struct kf_device_info d;
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "NVIDIA H100");
+	d.max_threads_per_block = 1024;
+	d.max_block[0] = 1024, d.max_block[1] = 1024, d.max_block[2] = 64;
+	d.max_grid[0] = 2147483647, d.max_grid[1] = 65535, d.max_grid[2] = 65535;
+	d.max_smem_per_block = 49152;
+	d.max_smem_per_block_optin = 232448;
+	const int regs_per_block = 65536;
+	struct kf_cuda_func_limits f = {.regs = 32, .static_smem = 1024, .max_threads = 1024};
 	struct kf_be_launch L = {
 	    .kernel = "k", .grid = {100, 1, 1}, .block = {256, 1, 1}, .smem_bytes = 4096, .line = 7};
 	char msg_buf[512], *msg = msg_buf;
 
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_OK);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_OK);
 
 	L.grid[1] = 70000;
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "line 7: grid y = 70000");
 	L.grid[1] = 1;
 	L.block[2] = 65;
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "block z = 65");
 	L.block[0] = 64, L.block[1] = 32, L.block[2] = 1; /* 2048 threads */
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "2048 threads");
 	L.block[0] = 1024, L.block[1] = 1;
 	f.regs = 128; /* 1024 x 128 = 131072 registers */
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "128 registers per thread");
 	f.regs = 64;
 	f.max_threads = 512; /* the function's own limit */
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "at most 512 threads");
 	f.max_threads = 1024;
 	L.smem_bytes = 232448; /* + 1024 static is over the opt-in limit */
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "233472 bytes of shared memory");
 	L.grid[0] = 0;
 	L.smem_bytes = 0;
-	CHECK_EQ_INT(check_launch(&L, 0, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_cuda_launch_check(&L, &d, regs_per_block, &f, msg, sizeof(msg_buf)), KF_ERR_INVALID);
 	CHECK_CONTAINS(msg, "grid x = 0");
-	memset(&g, 0, sizeof(g));
 }
 
 /* Library calls with no GPU: each library loads (it is in the toolkit here), and creating its handle

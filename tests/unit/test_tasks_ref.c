@@ -14,7 +14,7 @@
 #include "testing.h"
 #include "verifier/verifier.h"
 
-#include "tests/taskref/taskref.c"
+#include "tests/taskref/taskref.h"
 
 #define POISON 0x7fa5a5a5u /* a NaN for f32, an odd pattern for ints */
 #define CANARY 0x5ca1ab1eu
