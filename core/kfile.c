@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "expr.h"
+#include "lex.h"
 
 #define KFILE_MAX_BYTES (4u << 20) /* 4 MiB of source: far above any kernel, small enough to scan */
 #define KFILE_MAX_LAUNCHES 64
@@ -200,58 +201,6 @@ void kf_kfile_free(struct kf_kfile *k)
 }
 
 /* ---- comments ------------------------------------------------------------------------------- */
-
-/* Marks every byte of src that belongs to a comment (// or block), skipping string and character
- * literals so "http://x" is not a comment. Returns a new array of len flags. */
-static unsigned char *comment_mask(const char *src, size_t len)
-{
-	unsigned char *m = calloc(len ? len : 1, 1);
-	enum { CODE, LINE, BLOCK, STR, CHR } s = CODE;
-
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		char c = src[i], nx = i + 1 < len ? src[i + 1] : '\0';
-		switch (s) {
-		case CODE:
-			if (c == '/' && nx == '/') {
-				s = LINE;
-				m[i] = 1;
-			} else if (c == '/' && nx == '*') {
-				s = BLOCK;
-				m[i] = m[i + 1] = 1;
-				i++;
-			} else if (c == '"') {
-				s = STR;
-			} else if (c == '\'') {
-				s = CHR;
-			}
-			break;
-		case LINE:
-			if (c == '\n')
-				s = CODE;
-			else
-				m[i] = 1;
-			break;
-		case BLOCK:
-			m[i] = 1;
-			if (c == '*' && nx == '/') {
-				m[i + 1] = 1;
-				i++;
-				s = CODE;
-			}
-			break;
-		case STR:
-		case CHR:
-			if (c == '\\')
-				i++;
-			else if ((s == STR && c == '"') || (s == CHR && c == '\'') || c == '\n')
-				s = CODE;
-			break;
-		}
-	}
-	return m;
-}
 
 /* ---- kernel names --------------------------------------------------------------------------- */
 
@@ -774,7 +723,7 @@ enum kf_status kf_kfile_parse(const char *path, const char *source, size_t len, 
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
 	k->source_len = len;
-	cm = comment_mask(source, len);
+	cm = kf_lex_comment_mask(source, len);
 	code = kf_strndup(source, len);
 	md = pcre2_match_data_create(32, NULL);
 	ml = pcre2_match_data_create(8, NULL);

@@ -62,9 +62,6 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
 			      const struct kf_kb_timing *timings, size_t n_timings, int64_t *id,
 			      struct kf_err *err);
 
-/* Copies source with comments blanked (same length, line breaks kept), for pattern scans. */
-char *kb_strip_comments(const char *src, size_t len);
-
 /* True when s holds something that looks like an API key (which the knowledge base never stores). */
 bool kb_has_secret(const char *s);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kb_int.h"
+#include "lex.h"
 
 struct tag_rule {
 	const char *name;
@@ -82,49 +83,6 @@ const char *const *kf_kb_tag_names(void)
 	return names;
 }
 
-char *kb_strip_comments(const char *src, size_t len)
-{
-	char *out = malloc(len + 1);
-	size_t i = 0;
-	if (!out)
-		return NULL;
-	memcpy(out, src, len);
-	out[len] = '\0';
-	while (i < len) {
-		if (out[i] == '/' && i + 1 < len && out[i + 1] == '/') {
-			while (i < len && out[i] != '\n')
-				out[i++] = ' ';
-		} else if (out[i] == '/' && i + 1 < len && out[i + 1] == '*') {
-			out[i++] = ' ';
-			out[i++] = ' ';
-			while (i < len && !(out[i] == '*' && i + 1 < len && out[i + 1] == '/')) {
-				if (out[i] != '\n')
-					out[i] = ' ';
-				i++;
-			}
-			if (i < len) {
-				out[i++] = ' ';
-				out[i++] = ' ';
-			}
-		} else if (out[i] == '"' || out[i] == '\'') {
-			/* Literals are kept (inline PTX such as "mma.sync" lives in them), only skipped so
-			 * that a
-			 * "//" inside one does not start a comment. */
-			char q = out[i++];
-			while (i < len && out[i] != q && out[i] != '\n') {
-				if (out[i] == '\\' && i + 1 < len)
-					i++;
-				i++;
-			}
-			if (i < len)
-				i++;
-		} else {
-			i++;
-		}
-	}
-	return out;
-}
-
 enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf *out, struct kf_err *err)
 {
 	pcre2_match_data *md;
@@ -135,7 +93,7 @@ enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf 
 	pthread_once(&compile_once, compile_rules);
 	if (compile_error[0])
 		return kf_err_set(err, KF_ERR_INTERNAL, "%s", compile_error);
-	if (!(text = kb_strip_comments(source, len)))
+	if (!(text = kf_lex_blank(source, len, KF_LEX_KEEP_LITERALS)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	if (!(md = pcre2_match_data_create(1, NULL))) {
 		free(text);

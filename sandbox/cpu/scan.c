@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../sandbox.h"
+#include "lex.h"
 
 struct scan_rule {
 	const char *re;
@@ -51,67 +52,13 @@ static const struct scan_rule cpu_rules[] = {
      "Hopper/Ampere PTX intrinsics"},
 };
 
-/* Copy of src with comments and string/char literals replaced by spaces, newlines kept. */
-static char *blank_comments(const char *src, size_t len)
-{
-	char *o = malloc(len + 1);
-	if (!o)
-		return NULL;
-	size_t i = 0;
-	while (i < len) {
-		char c = src[i];
-		if (c == '/' && i + 1 < len && src[i + 1] == '/') {
-			while (i < len && src[i] != '\n')
-				o[i++] = ' ';
-		} else if (c == '/' && i + 1 < len && src[i + 1] == '*') {
-			o[i++] = ' ';
-			o[i++] = ' ';
-			while (i < len && !(src[i] == '*' && i + 1 < len && src[i + 1] == '/')) {
-				o[i] = src[i] == '\n' ? '\n' : ' ';
-				i++;
-			}
-			if (i < len) {
-				o[i++] = ' ';
-				if (i < len)
-					o[i++] = ' ';
-			}
-		} else if (c == '"' || c == '\'') {
-			/* keep #include "x" paths: they are not string literals for our purpose */
-			size_t ls = i;
-			while (ls > 0 && src[ls - 1] != '\n')
-				ls--;
-			size_t p = ls;
-			while (p < i && (src[p] == ' ' || src[p] == '\t'))
-				p++;
-			bool directive = p < i && src[p] == '#';
-			o[i] = c;
-			i++;
-			while (i < len && src[i] != c && src[i] != '\n') {
-				if (src[i] == '\\' && i + 1 < len && src[i + 1] != '\n') {
-					o[i] = directive ? src[i] : ' ';
-					i++;
-				}
-				o[i] = directive ? src[i] : ' ';
-				i++;
-			}
-			if (i < len && src[i] == c)
-				o[i++] = c;
-		} else {
-			o[i] = c;
-			i++;
-		}
-	}
-	o[len] = '\0';
-	return o;
-}
-
 enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kind b, struct kf_err *err)
 {
 	if (b != KF_BACKEND_CPU)
 		return KF_OK;
 	if (!k || !k->source)
 		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to scan");
-	char *text = blank_comments(k->source, k->source_len);
+	char *text = kf_lex_blank(k->source, k->source_len, KF_LEX_KEEP_CODE);
 	if (!text)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning '%s'",
 				  k->path ? k->path : "kernel");
