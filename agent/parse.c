@@ -6,11 +6,12 @@
 
 #include <ctype.h>
 #include <pcre2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "regex.h"
 
 /* Bounds on backtracking: a reply is untrusted text and must not make a match run for minutes. The
  * scanners below match one line at a time (linear in the reply); only the two content checks run on a
@@ -33,39 +34,21 @@ static const char *const rx_src[RX_COUNT] = {
     [RX_KERNEL] = "extern[ \\t\\r\\n]*\"C\"[^;{}]{0,200}?__global__",
 };
 
+/* the whole-candidate patterns are multiline */
+static const uint32_t rx_options[RX_COUNT] = {[RX_LAUNCH] = PCRE2_MULTILINE, [RX_KERNEL] = PCRE2_MULTILINE};
 static pcre2_code *rx[RX_COUNT];
-static pcre2_match_context *mctx;
-static pthread_once_t rx_once = PTHREAD_ONCE_INIT;
-static bool rx_ok;
-
-static void rx_init(void)
-{
-	int ec;
-	PCRE2_SIZE off;
-	for (int i = 0; i < RX_COUNT; i++) {
-		uint32_t opt = i >= RX_LAUNCH ? PCRE2_MULTILINE : 0;
-		rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED, opt, &ec, &off, NULL);
-		if (!rx[i])
-			return;
-	}
-	mctx = pcre2_match_context_create(NULL);
-	if (!mctx)
-		return;
-	pcre2_set_match_limit(mctx, MATCH_LIMIT);
-	pcre2_set_depth_limit(mctx, DEPTH_LIMIT);
-	rx_ok = true;
-}
+static struct kf_regex_table rx_table = KF_REGEX_TABLE("reply pattern", RX_COUNT, rx_src, sizeof(rx_src[0]),
+						       rx_options, 0, false, MATCH_LIMIT, DEPTH_LIMIT, rx);
 
 static enum kf_status rx_ready(struct kf_err *err)
 {
-	pthread_once(&rx_once, rx_init);
-	return rx_ok ? KF_OK : kf_err_set(err, KF_ERR_INTERNAL, "cannot compile the reply-parsing patterns");
+	return kf_regex_table_ready(&rx_table, err);
 }
 
 /* One match of rx[which] in s[0..len); 1 matched, 0 none (a limit hit counts as none). */
 static int rx_find(int which, const char *s, size_t len, pcre2_match_data *md)
 {
-	return pcre2_match(rx[which], (PCRE2_SPTR)s, len, 0, 0, md, mctx) >= 0;
+	return kf_regex_table_match(&rx_table, (size_t)which, s, len, 0, md) >= 0;
 }
 
 /* Line kinds for the two scanners. */

@@ -6,7 +6,6 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "expr.h"
 #include "lex.h"
+#include "regex.h"
 
 #define KFILE_MAX_BYTES (4u << 20) /* 4 MiB of source: far above any kernel, small enough to scan */
 #define KFILE_MAX_LAUNCHES 64
@@ -46,37 +46,18 @@ static const char *const re_src[] = {
 enum { RE_LAUNCH, RE_SCRATCH, RE_WORD, RE_EXTERN, RE_GLOBAL, RE_LONG, RE_COUNT };
 
 static pcre2_code *re[RE_COUNT];
-static char re_error[256];
-static pthread_once_t re_once = PTHREAD_ONCE_INIT;
-
-static void re_compile(void)
-{
-	for (int i = 0; i < RE_COUNT; i++) {
-		int code;
-		PCRE2_SIZE off;
-		re[i] = pcre2_compile((PCRE2_SPTR)re_src[i], PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
-		if (!re[i]) {
-			PCRE2_UCHAR buf[200];
-			pcre2_get_error_message(code, buf, sizeof(buf));
-			snprintf(re_error, sizeof(re_error), "regex %d at offset %zu: %s", i, (size_t)off,
-				 (char *)buf);
-			return;
-		}
-	}
-}
+static struct kf_regex_table re_table =
+    KF_REGEX_TABLE("directive pattern", RE_COUNT, re_src, sizeof(re_src[0]), NULL, 0, false, 0, 0, re);
 
 static enum kf_status re_ready(struct kf_err *err)
 {
-	pthread_once(&re_once, re_compile);
-	if (re_error[0])
-		return kf_err_set(err, KF_ERR_INTERNAL, "cannot compile directive regex: %s", re_error);
-	return KF_OK;
+	return kf_regex_table_ready(&re_table, err);
 }
 
 /* Matches re[i] against s[0..n) from offset start; returns true and fills md on a match. */
 static bool re_match(int i, const char *s, size_t n, size_t start, pcre2_match_data *md)
 {
-	return pcre2_match(re[i], (PCRE2_SPTR)s, n, start, 0, md, NULL) >= 0;
+	return kf_regex_table_match(&re_table, (size_t)i, s, n, start, md) >= 0;
 }
 
 /* Copies named group `name` of the last match into a new string (NULL when unset or on NOMEM). */

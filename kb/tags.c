@@ -3,13 +3,13 @@
  * features and the "what changed against the parent" line of prompt examples. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kb_int.h"
 #include "lex.h"
+#include "regex.h"
 
 struct tag_rule {
 	const char *name;
@@ -51,28 +51,10 @@ static const struct tag_rule rules[] = {
 };
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
 
+/* JIT is an optimisation; a platform without it still matches through the interpreter. */
 static pcre2_code *compiled[N_RULES];
-static char compile_error[256];
-static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
-
-static void compile_rules(void)
-{
-	for (size_t i = 0; i < N_RULES; i++) {
-		int ec;
-		PCRE2_SIZE off;
-		compiled[i] =
-		    pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
-		if (!compiled[i]) {
-			PCRE2_UCHAR msg[160];
-			pcre2_get_error_message(ec, msg, sizeof(msg));
-			snprintf(compile_error, sizeof(compile_error), "tag pattern '%s' at %zu: %s",
-				 rules[i].name, (size_t)off, (const char *)msg);
-			return;
-		}
-		/* JIT is an optimisation; a platform without it still matches through the interpreter. */
-		pcre2_jit_compile(compiled[i], PCRE2_JIT_COMPLETE);
-	}
-}
+static struct kf_regex_table tag_table = KF_REGEX_TABLE("tag pattern", N_RULES, &rules[0].pattern,
+							sizeof(rules[0]), NULL, 0, true, 0, 0, compiled);
 
 const char *const *kf_kb_tag_names(void)
 {
@@ -90,9 +72,8 @@ enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf 
 	enum kf_status st = KF_OK;
 	int n = 0;
 
-	pthread_once(&compile_once, compile_rules);
-	if (compile_error[0])
-		return kf_err_set(err, KF_ERR_INTERNAL, "%s", compile_error);
+	if ((st = kf_regex_table_ready(&tag_table, err)))
+		return st;
 	if (!(text = kf_lex_blank(source, len, KF_LEX_KEEP_LITERALS)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	if (!(md = pcre2_match_data_create(1, NULL))) {
@@ -100,7 +81,7 @@ enum kf_status kf_kb_tags_extract(const char *source, size_t len, struct kf_buf 
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < N_RULES && !st; i++) {
-		int rc = pcre2_match(compiled[i], (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+		int rc = kf_regex_table_match(&tag_table, i, text, len, 0, md);
 		if (rc >= 0) {
 			if ((n++ && (st = kf_buf_addch(out, ','))) || (st = kf_buf_adds(out, rules[i].name)))
 				kf_err_set(err, st, "tag list too long");
@@ -152,15 +133,10 @@ enum kf_status kb_tags_diff(const char *tags, const char *parent_tags, struct kf
  * key characters is too short. */
 static const char secret_pattern[] = "\\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\\bAIza[0-9A-Za-z_-]{30,}|(?i:"
 				     "\\bbearer\\s+[A-Za-z0-9._~+/-]{20,})";
-static pcre2_code *secret_re;
-static pthread_once_t secret_once = PTHREAD_ONCE_INIT;
-
-static void compile_secret(void)
-{
-	int ec;
-	PCRE2_SIZE off;
-	secret_re = pcre2_compile((PCRE2_SPTR)secret_pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
-}
+static const char *const secret_src[] = {secret_pattern};
+static pcre2_code *secret_re[1];
+static struct kf_regex_table secret_table =
+    KF_REGEX_TABLE("secret pattern", 1, secret_src, sizeof(secret_src[0]), NULL, 0, false, 0, 0, secret_re);
 
 bool kb_has_secret(const char *s)
 {
@@ -168,11 +144,10 @@ bool kb_has_secret(const char *s)
 	int rc;
 	if (!s || !*s)
 		return false;
-	pthread_once(&secret_once, compile_secret);
 	/* Fail closed: if the pattern cannot run, nothing is known to be clean. */
-	if (!secret_re || !(md = pcre2_match_data_create(1, NULL)))
+	if (kf_regex_table_ready(&secret_table, NULL) || !(md = pcre2_match_data_create(1, NULL)))
 		return true;
-	rc = pcre2_match(secret_re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL);
+	rc = kf_regex_table_match(&secret_table, 0, s, strlen(s), 0, md);
 	pcre2_match_data_free(md);
 	return rc != PCRE2_ERROR_NOMATCH;
 }

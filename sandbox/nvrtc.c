@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compile_int.h"
+#include "regex.h"
 
 /* Child → parent records: u32 tag, u32 zero, u64 length, then length bytes (host byte order: both ends
  * are this binary on this machine). */
@@ -31,7 +32,12 @@ enum {
 /* ---- arch and options --------------------------------------------------------------------- */
 
 /* PTX that only the arch-specific targets (sm_90a, sm_100a, ...) accept. */
-static const char arch_specific_re[] = "\\b(?:wgmma|setmaxnreg|tcgen05)\\.|\\.multicast::cluster\\b";
+static const char *const arch_specific_src[] = {
+    "\\b(?:wgmma|setmaxnreg|tcgen05)\\.|\\.multicast::cluster\\b"};
+static pcre2_code *arch_specific_re[1];
+static struct kf_regex_table arch_table =
+    KF_REGEX_TABLE("arch pattern", 1, arch_specific_src, sizeof(arch_specific_src[0]), NULL, 0, false, 0, 0,
+		   arch_specific_re);
 
 enum kf_status kf_nvrtc_pick_arch(const char *source, size_t len, const char *requested, char arch[16],
 				  struct kf_err *err)
@@ -39,10 +45,9 @@ enum kf_status kf_nvrtc_pick_arch(const char *source, size_t len, const char *re
 	const char *a = requested && *requested ? requested : "sm_90";
 	size_t n = strlen(a), digits = 0;
 	int major;
-	pcre2_code *re;
 	pcre2_match_data *md;
-	int rc, ec;
-	PCRE2_SIZE eo;
+	int rc;
+	enum kf_status st;
 
 	if (n < 5 || n > 10 || strncmp(a, "sm_", 3))
 		return kf_err_set(err, KF_ERR_INVALID, "bad arch '%s' (expected sm_NN, e.g. sm_90)", a);
@@ -56,18 +61,12 @@ enum kf_status kf_nvrtc_pick_arch(const char *source, size_t len, const char *re
 	major = (int)strtol(a + 3, NULL, 10) / 10; /* 2 or 3 digits, checked above */
 	if (major < 9)
 		return KF_OK;
-	re = pcre2_compile((PCRE2_SPTR)arch_specific_re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
-	if (!re)
-		return kf_err_set(err, KF_ERR_INTERNAL, "arch regex does not compile (%d at %zu)", ec,
-				  (size_t)eo);
-	md = pcre2_match_data_create_from_pattern(re, NULL);
-	if (!md) {
-		pcre2_code_free(re);
+	if ((st = kf_regex_table_ready(&arch_table, err)))
+		return st;
+	if (!(md = pcre2_match_data_create(1, NULL)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-	}
-	rc = pcre2_match(re, (PCRE2_SPTR)source, len, 0, 0, md, NULL);
+	rc = kf_regex_table_match(&arch_table, 0, source, len, 0, md);
 	pcre2_match_data_free(md);
-	pcre2_code_free(re);
 	if (rc > 0)
 		snprintf(arch, 16, "%sa", a);
 	return KF_OK;
@@ -392,6 +391,10 @@ static const char *const ptxas_patterns[P_COUNT] = {
     [P_CMEM] = "(\\d+) bytes cmem\\[\\d+\\]",
 };
 
+static pcre2_code *ptxas_re[P_COUNT];
+static struct kf_regex_table ptxas_table = KF_REGEX_TABLE(
+    "ptxas pattern", P_COUNT, ptxas_patterns, sizeof(ptxas_patterns[0]), NULL, 0, false, 0, 0, ptxas_re);
+
 static int cap_int(const char *subject, PCRE2_SIZE *ov, int i)
 {
 	long long v = 0;
@@ -413,7 +416,7 @@ static int find_kernel(const struct kf_kernel_res *ks, size_t n, const char *nam
 
 enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_t *n_out, struct kf_err *err)
 {
-	pcre2_code *re[P_COUNT] = {0};
+	pcre2_code *const *re = ptxas_re;
 	pcre2_match_data *md = NULL;
 	struct kf_kernel_res *ks = NULL;
 	size_t n = 0;
@@ -423,16 +426,8 @@ enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_
 
 	*out = NULL;
 	*n_out = 0;
-	for (int i = 0; i < P_COUNT; i++) {
-		int ec;
-		PCRE2_SIZE eo;
-		re[i] =
-		    pcre2_compile((PCRE2_SPTR)ptxas_patterns[i], PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
-		if (!re[i]) {
-			st = kf_err_set(err, KF_ERR_INTERNAL, "ptxas regex %d does not compile (%d)", i, ec);
-			goto done;
-		}
-	}
+	if ((st = kf_regex_table_ready(&ptxas_table, err)))
+		goto done;
 	md = pcre2_match_data_create(8, NULL);
 	ks = calloc(PTXAS_MAX_KERNELS, sizeof(*ks));
 	if (!md || !ks) {
@@ -498,7 +493,5 @@ enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_
 done:
 	free(ks);
 	pcre2_match_data_free(md);
-	for (int i = 0; i < P_COUNT; i++)
-		pcre2_code_free(re[i]);
 	return st;
 }

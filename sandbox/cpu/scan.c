@@ -9,6 +9,7 @@
 
 #include "../sandbox.h"
 #include "lex.h"
+#include "regex.h"
 
 struct scan_rule {
 	const char *re;
@@ -52,6 +53,11 @@ static const struct scan_rule cpu_rules[] = {
      "Hopper/Ampere PTX intrinsics"},
 };
 
+static pcre2_code *cpu_re[KF_ARRAY_SIZE(cpu_rules)];
+static struct kf_regex_table cpu_table =
+    KF_REGEX_TABLE("scan pattern", KF_ARRAY_SIZE(cpu_rules), &cpu_rules[0].re, sizeof(cpu_rules[0]), NULL, 0,
+		   false, 0, 0, cpu_re);
+
 enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kind b, struct kf_err *err)
 {
 	if (b != KF_BACKEND_CPU)
@@ -64,36 +70,23 @@ enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kin
 				  k->path ? k->path : "kernel");
 	size_t best_off = (size_t)-1;
 	const char *best_what = NULL;
-	enum kf_status st = KF_OK;
-	pcre2_match_data *md = NULL;
-	for (size_t r = 0; r < KF_ARRAY_SIZE(cpu_rules); r++) {
-		int ec;
-		PCRE2_SIZE eo;
-		pcre2_code *re =
-		    pcre2_compile((PCRE2_SPTR)cpu_rules[r].re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
-		if (!re) {
-			st = kf_err_set(err, KF_ERR_INTERNAL, "bad scan pattern %zu at offset %zu", r,
-					(size_t)eo);
-			break;
-		}
-		md = pcre2_match_data_create_from_pattern(re, NULL);
-		int rc = md ? pcre2_match(re, (PCRE2_SPTR)text, k->source_len, 0, 0, md, NULL)
-			    : PCRE2_ERROR_NOMEMORY;
+	enum kf_status st = kf_regex_table_ready(&cpu_table, err);
+	pcre2_match_data *md = st ? NULL : pcre2_match_data_create(1, NULL);
+	if (!st && !md)
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning");
+	for (size_t r = 0; r < KF_ARRAY_SIZE(cpu_rules) && !st; r++) {
+		int rc = kf_regex_table_match(&cpu_table, r, text, k->source_len, 0, md);
 		if (rc > 0) {
 			size_t off = pcre2_get_ovector_pointer(md)[0];
 			if (off < best_off) {
 				best_off = off;
 				best_what = cpu_rules[r].what;
 			}
-		}
-		pcre2_match_data_free(md);
-		md = NULL;
-		pcre2_code_free(re);
-		if (rc == PCRE2_ERROR_NOMEMORY) {
+		} else if (rc == PCRE2_ERROR_NOMEMORY) {
 			st = kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning");
-			break;
 		}
 	}
+	pcre2_match_data_free(md);
 	if (st == KF_OK && best_what) {
 		int line = 1;
 		for (size_t i = 0; i < best_off; i++)
