@@ -77,6 +77,12 @@ struct kf_opt {
  * KF_EXIT_USAGE after printing the error for cmd. */
 int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *opts, size_t n_opts,
 		 const char **pos, size_t max_pos, size_t *n_pos);
+/* How every subcommand starts: with -h/--help, prints cmd's help (body); else parses argv (kf_cli_parse)
+ * and requires at least min_pos positionals (else the usage error with usage_msg). Returns true when the
+ * command must return *rc now (0 after the help, 2 after a usage error); else false with *rc = 0. */
+bool kf_cli_start(const char *cmd, const char *body, int argc, char **argv, const struct kf_opt *opts,
+		  size_t n_opts, const char **pos, size_t min_pos, size_t max_pos, size_t *n_pos,
+		  const char *usage_msg, int *rc);
 
 struct kf_device_info;
 enum kf_backend_kind;

@@ -167,12 +167,9 @@ int cmd_bench(int argc, char **argv)
 	struct kf_buf jbuf = KF_BUF_INIT(BENCH_JSON_MAX);
 	enum kf_status st;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("bench", help);
-	if ((rc = kf_cli_parse("bench", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("bench", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "expected one SUITE (a folder of tasks or a list file)", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("bench", "expected one SUITE (a folder of tasks or a list file)");
 	memset(&c, 0, sizeof(c));
 	if (level_s && (!kf_cli_parse_u64(level_s, &v) || v < 1 || v > 9))
 		return kf_cli_usage_error("bench", "--level needs 1, 2 or 3, not '%s'", level_s);

@@ -242,12 +242,9 @@ int cmd_compile(int argc, char **argv)
 	enum kf_status st;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("compile", help_body);
-	if ((rc = kf_cli_parse("compile", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("compile", help_body, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "expected one KERNEL file", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("compile", "expected one KERNEL file");
 	if (!strcmp(backend, "cuda"))
 		co.backend = KF_BACKEND_CUDA;
 	else if (!strcmp(backend, "cpu"))

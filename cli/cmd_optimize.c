@@ -241,12 +241,9 @@ int cmd_optimize(int argc, char **argv)
 	struct kf_err err = KF_ERR_INIT;
 	char outbuf[PATH_MAX];
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("optimize", help);
-	if ((rc = kf_cli_parse("optimize", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("optimize", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "expected TASK", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("optimize", "expected TASK");
 	memset(&o, 0, sizeof(o));
 	o.task_path = pos[0];
 	o.strategy = KF_STRATEGY_SCHEDULE;

@@ -58,12 +58,9 @@ int cmd_regress(int argc, char **argv)
 	enum kf_status st;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("regress", help);
-	if ((rc = kf_cli_parse("regress", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("regress", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "expected MANIFEST", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("regress", "expected MANIFEST");
 	r.threshold = 0.05;
 	if (thr_s) {
 		char *end;

@@ -38,16 +38,13 @@ int cmd_report(int argc, char **argv)
 	enum kf_status st;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("report", help);
 	/* "-o FILE" is the one short option; the shared parser knows long ones, so spell it out first */
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "-o"))
 			argv[i] = "--output";
-	if ((rc = kf_cli_parse("report", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("report", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "expected one RUN id", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("report", "expected one RUN id");
 	if (!kf_cli_parse_u64(pos[0], &run_id) || !run_id || run_id > INT64_MAX)
 		return kf_cli_usage_error("report", "RUN must be a positive run id, not '%s'", pos[0]);
 	if (json)

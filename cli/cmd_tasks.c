@@ -25,13 +25,11 @@ static int tasks_list(int argc, char **argv)
 	cJSON *doc = NULL, *arr = NULL, *errs = NULL;
 	int rc, bad = 0;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help(
-		    "tasks",
-		    "kforge tasks list [DIR] [--json]\n\n"
-		    "Lists every task.json below DIR (default tasks/): name, level, category, path.\n"
-		    "Exit 2 when a task file is invalid (it is reported on stderr, the rest listed).\n");
-	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("tasks",
+			 "kforge tasks list [DIR] [--json]\n\n"
+			 "Lists every task.json below DIR (default tasks/): name, level, category, path.\n"
+			 "Exit 2 when a task file is invalid (it is reported on stderr, the rest listed).\n",
+			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 1, &n_pos, NULL, &rc))
 		return rc;
 	if (kf_task_files_find(n_pos ? pos[0] : "tasks", &files, &err)) {
 		kf_cli_error("%s", err.msg);
@@ -102,17 +100,15 @@ static int tasks_validate(int argc, char **argv)
 	char **names;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help(
-		    "tasks",
-		    "kforge tasks validate [--strict] [--json] [PATH...]\n\n"
-		    "Validates task files: every field, every shape, and the reference and baseline\n"
-		    "kernel files (directives, kernels, arguments, launch limits at every declared\n"
-		    "shape). PATH is a task.json or a folder searched recursively (default tasks/).\n"
-		    "--strict makes unknown fields errors. Prints 'ok NAME' per valid file; errors go\n"
-		    "to stderr naming the file and the field or line. Exit 0 if all are valid, else 2.\n");
-	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, KF_ARRAY_SIZE(pos),
-			       &n_pos)))
+	if (kf_cli_start(
+		"tasks",
+		"kforge tasks validate [--strict] [--json] [PATH...]\n\n"
+		"Validates task files: every field, every shape, and the reference and baseline\n"
+		"kernel files (directives, kernels, arguments, launch limits at every declared\n"
+		"shape). PATH is a task.json or a folder searched recursively (default tasks/).\n"
+		"--strict makes unknown fields errors. Prints 'ok NAME' per valid file; errors go\n"
+		"to stderr naming the file and the field or line. Exit 0 if all are valid, else 2.\n",
+		argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, KF_ARRAY_SIZE(pos), &n_pos, NULL, &rc))
 		return rc;
 	if (!n_pos)
 		pos[n_pos++] = "tasks";

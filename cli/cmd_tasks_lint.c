@@ -19,18 +19,16 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 	int rc, worst = 0;
 	cJSON *all = cJSON_CreateArray();
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("tasks", "kforge tasks lint [--backend B] [--json] TASK...\n"
-					    "  runs each task's reference and flags degenerate tasks:\n"
-					    "  near_zero_output  every output value within atol of zero\n"
-					    "  seed_independent  outputs identical for two input seeds\n"
-					    "  input_ignored     an input that does not change any output\n"
-					    "  reference_error   the reference fails to compile or run\n");
-	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, KF_ARRAY_SIZE(pos),
-			       &n_pos)))
+	if (kf_cli_start("tasks",
+			 "kforge tasks lint [--backend B] [--json] TASK...\n"
+			 "  runs each task's reference and flags degenerate tasks:\n"
+			 "  near_zero_output  every output value within atol of zero\n"
+			 "  seed_independent  outputs identical for two input seeds\n"
+			 "  input_ignored     an input that does not change any output\n"
+			 "  reference_error   the reference fails to compile or run\n",
+			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, KF_ARRAY_SIZE(pos), &n_pos,
+			 "lint needs at least one TASK", &rc))
 		return rc;
-	if (!n_pos)
-		return kf_cli_usage_error("tasks", "lint needs at least one TASK");
 	if ((rc = kf_cli_backend_select("tasks", backend, &b, NULL)))
 		return rc;
 	for (size_t i = 0; i < n_pos; i++) {

@@ -300,17 +300,14 @@ int kf_cmd_tasks_show(int argc, char **argv)
 	size_t n_pos;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help(
-		    "tasks",
-		    "kforge tasks show TASK [--json]\n\n"
-		    "Everything about one task: fields, every shape, tensors, params, the reference's\n"
-		    "launches and the tolerances in effect. TASK is a task.json, its folder, or a task\n"
-		    "name found under tasks/.\n");
-	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("tasks",
+			 "kforge tasks show TASK [--json]\n\n"
+			 "Everything about one task: fields, every shape, tensors, params, the reference's\n"
+			 "launches and the tolerances in effect. TASK is a task.json, its folder, or a task\n"
+			 "name found under tasks/.\n",
+			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "'tasks show' needs a TASK", &rc))
 		return rc;
-	if (!n_pos)
-		return kf_cli_usage_error("tasks", "'tasks show' needs a TASK");
 	if (resolve_task(pos[0], path, sizeof(path), &err) || kf_task_load(path, 0, &warnings, &t, &err)) {
 		kf_cli_error("%s", err.msg);
 		kf_buf_release(&warnings);

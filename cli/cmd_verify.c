@@ -43,12 +43,9 @@ int cmd_verify(int argc, char **argv)
 	enum kf_status st;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("verify", help);
-	if ((rc = kf_cli_parse("verify", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 2, &n_pos)))
+	if (kf_cli_start("verify", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 2, 2, &n_pos,
+			 "expected TASK and KERNEL", &rc))
 		return rc;
-	if (n_pos != 2)
-		return kf_cli_usage_error("verify", "expected TASK and KERNEL");
 	kf_eval_opts_init(&eo);
 	if (seed_s && (!kf_cli_parse_u64(seed_s, &eo.seed) || !eo.seed))
 		return kf_cli_usage_error("verify", "--seed needs a positive integer, not '%s'", seed_s);

@@ -33,11 +33,10 @@ int cmd_version(int argc, char **argv)
 	const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
 	int major = 0, minor = 0, rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help(
-		    "version", "Prints the kforge version, the compiler that built it and the versions of\n"
-			       "NVRTC, libcurl, SQLite, PCRE2 and cJSON it runs with.\n");
-	if ((rc = kf_cli_parse("version", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, &n_pos)))
+	if (kf_cli_start("version",
+			 "Prints the kforge version, the compiler that built it and the versions of\n"
+			 "NVRTC, libcurl, SQLite, PCRE2 and cJSON it runs with.\n",
+			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 0, &n_pos, NULL, &rc))
 		return rc;
 	if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
 		snprintf(nvrtc, sizeof(nvrtc), "%d.%d", major, minor);

@@ -188,6 +188,21 @@ int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *op
 	return 0;
 }
 
+bool kf_cli_start(const char *cmd, const char *body, int argc, char **argv, const struct kf_opt *opts,
+		  size_t n_opts, const char **pos, size_t min_pos, size_t max_pos, size_t *n_pos,
+		  const char *usage_msg, int *rc)
+{
+	if (kf_cli_wants_help(argc, argv))
+		*rc = kf_cli_help(cmd, body);
+	else if ((*rc = kf_cli_parse(cmd, argc, argv, opts, n_opts, pos, max_pos, n_pos)))
+		return true;
+	else if (*n_pos < min_pos)
+		*rc = kf_cli_usage_error(cmd, "%s", usage_msg ? usage_msg : "missing arguments");
+	else
+		return false;
+	return true;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
