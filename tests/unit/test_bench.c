@@ -439,19 +439,5 @@ static void test_run_report(void)
 	kf_kb_close(f.kb);
 }
 
-int main(int argc, char **argv)
-{
-	static const struct kf_test_case cases[] = {
-	    TEST(test_fast_p), TEST(test_geomean),       TEST(test_metrics_levels), TEST(test_p_parse),
-	    TEST(test_render), TEST(test_task_from_run), TEST(test_run_report)};
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	int rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-	return rc;
-}
+KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_fast_p), TEST(test_geomean), TEST(test_metrics_levels),
+		    TEST(test_p_parse), TEST(test_render), TEST(test_task_from_run), TEST(test_run_report))

@@ -79,18 +79,4 @@ static void test_task_files_find(void)
 	kf_paths_free(&l);
 }
 
-int main(int argc, char **argv)
-{
-	static const struct kf_test_case cases[] = {TEST(test_mkdir_p), TEST(test_task_files_find)};
-	char cmd[600];
-	int rc;
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-	return rc;
-}
+KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_mkdir_p), TEST(test_task_files_find))

@@ -985,38 +985,8 @@ static void test_concurrent_writers(void)
 	kf_kb_close(kb);
 }
 
-static void cleanup(void)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-}
-
-int main(int argc, char **argv)
-{
-	static const struct kf_test_case cases[] = {
-	    TEST(test_open_creates_schema),
-	    TEST(test_open_refuses_bad_files),
-	    TEST(test_migrate_from_v1),
-	    TEST(test_migrate_from_v0),
-	    TEST(test_migrate_concurrently),
-	    TEST(test_record_and_read_back),
-	    TEST(test_task_from_file),
-	    TEST(test_wins),
-	    TEST(test_nested_transactions),
-	    TEST(test_tags),
-	    TEST(test_examples_ranking),
-	    TEST(test_examples_hygiene),
-	    TEST(test_search),
-	    TEST(test_concurrent_writers),
-	};
-	int rc;
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
-	cleanup();
-	return rc;
-}
+KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_open_creates_schema), TEST(test_open_refuses_bad_files),
+		    TEST(test_migrate_from_v1), TEST(test_migrate_from_v0), TEST(test_migrate_concurrently),
+		    TEST(test_record_and_read_back), TEST(test_task_from_file), TEST(test_wins),
+		    TEST(test_nested_transactions), TEST(test_tags), TEST(test_examples_ranking),
+		    TEST(test_examples_hygiene), TEST(test_search), TEST(test_concurrent_writers))

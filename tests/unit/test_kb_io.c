@@ -487,29 +487,6 @@ static void test_import_run_links_parent_by_hash(void)
 	kf_kb_close(b);
 }
 
-static void cleanup(void)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-}
-
-int main(int argc, char **argv)
-{
-	static const struct kf_test_case cases[] = {
-	    TEST(test_export_format),
-	    TEST(test_export_import_roundtrip),
-	    TEST(test_import_rejects_bad_files),
-	    TEST(test_merge_overlapping),
-	    TEST(test_import_run_links_parent_by_hash),
-	};
-	int rc;
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
-	cleanup();
-	return rc;
-}
+KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_export_format), TEST(test_export_import_roundtrip),
+		    TEST(test_import_rejects_bad_files), TEST(test_merge_overlapping),
+		    TEST(test_import_run_links_parent_by_hash))

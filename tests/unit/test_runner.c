@@ -236,25 +236,5 @@ static void test_rows_without_runs(void)
 	kf_suite_free(&s);
 }
 
-int main(int argc, char **argv)
-{
-	static const struct kf_test_case cases[] = {
-	    TEST(test_suite_folder_and_filters),
-	    TEST(test_suite_list_file),
-	    TEST(test_shards),
-	    TEST(test_pool),
-	    TEST(test_slurm),
-	    TEST(test_rows_without_runs),
-	};
-	char cmd[600];
-	int rc;
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = kf_test_run(cases, KF_ARRAY_SIZE(cases), argc, argv);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-	return rc;
-}
+KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_suite_folder_and_filters), TEST(test_suite_list_file),
+		    TEST(test_shards), TEST(test_pool), TEST(test_slurm), TEST(test_rows_without_runs))

@@ -90,6 +90,30 @@ static int kf_test_run(const struct kf_test_case *cases, size_t n, int argc, cha
 	return kf_t_failed ? 1 : 0;
 }
 
+/* kf_test_run with a scratch folder: dir is a mkdtemp template ("/tmp/kf-test-x.XXXXXX") made first and
+ * removed with everything below it afterwards. */
+static int kf_test_run_in_tmpdir(const struct kf_test_case *cases, size_t n, int argc, char **argv, char *dir)
+{
+	char cmd[600];
+	int rc;
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = kf_test_run(cases, n, argc, argv);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	return rc;
+}
+
+#define KF_TEST_MAIN_TMPDIR(dir, ...)                                                                        \
+	int main(int argc, char **argv)                                                                      \
+	{                                                                                                    \
+		static const struct kf_test_case cases[] = {__VA_ARGS__};                                    \
+		return kf_test_run_in_tmpdir(cases, sizeof(cases) / sizeof(cases[0]), argc, argv, (dir));    \
+	}
+
 #define KF_TEST_MAIN(...)                                                                                    \
 	int main(int argc, char **argv)                                                                      \
 	{                                                                                                    \
