@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/eval.h"
 #include "sandbox/sandbox.h"
 #include "verifier/verifier.h"
 
@@ -47,22 +48,24 @@ int main(void)
 		start_ms[i] = kf_now_ms() - t0;
 	}
 	for (int i = 0; i < 3; i++) {
-		struct kf_verify_opts vo;
-		struct kf_verify_result *r = NULL;
-		kf_verify_opts_init(&vo);
-		vo.seed =
+		struct kf_eval_opts eo;
+		struct kf_eval_outcome *ev = NULL;
+		const struct kf_verify_result *r;
+		kf_eval_opts_init(&eo); /* verification only, as kforge verify runs it */
+		eo.seed =
 		    1000 + (uint64_t)i; /* fixed seeds: the reference cache is warm after the first run */
-		if (kf_verify_file(t, t->reference, &vo, &r, &err) || r->status != KF_VERDICT_PASS) {
-			fprintf(stderr, "bench_verify: %s\n", r ? r->reason : err.msg);
-			kf_verify_result_free(r);
+		if (kf_eval_file(t, t->reference, &eo, &ev, &err) || ev->verdict != KF_VERDICT_PASS) {
+			fprintf(stderr, "bench_verify: %s\n", ev ? ev->reason : err.msg);
+			kf_eval_outcome_free(ev);
 			return 1;
 		}
+		r = ev->verify;
 		parent_ms[i] = r->parent_ms;
 		wall_ms[i] = r->elapsed_ms;
 		if (i == 2)
 			printf("verify softmax example: %zu shapes, %u launches checked\n", r->n_shapes,
 			       r->launches);
-		kf_verify_result_free(r);
+		kf_eval_outcome_free(ev);
 	}
 	qsort(start_ms, 5, sizeof(double), cmp_d);
 	qsort(parent_ms, 3, sizeof(double), cmp_d);

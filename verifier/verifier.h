@@ -91,13 +91,10 @@ void kf_verify_opts_init(struct kf_verify_opts *o);
  * non-zero. */
 extern volatile int *kf_verify_interrupted;
 
-/* Runs the whole protocol for one candidate kernel file. Returns KF_OK with *out holding the verdict
+/* Runs the whole protocol for one candidate kernel given as source text (name is used in messages; the
+ * evaluation pipeline, eval/eval.h, is what commands call). Returns KF_OK with *out holding the verdict
  * (pass or a rejection). Errors are problems of the task or of the harness: KF_ERR_INVALID/PARSE/NOTFOUND
  * (bad task, broken reference: exit 2), KF_ERR_UNAVAILABLE (backend not usable: exit 4), others (exit 3). */
-enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path,
-			      const struct kf_verify_opts *o, struct kf_verify_result **out,
-			      struct kf_err *err);
-/* The same for a kernel given as source text (name is used in messages). */
 enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const char *source, size_t len,
 				const struct kf_verify_opts *o, struct kf_verify_result **out,
 				struct kf_err *err);

@@ -1194,19 +1194,10 @@ enum kf_status kf_verify_source(const struct kf_task *t, const char *name, const
 	return verify_run(t, name, source, len, NULL, o, out, err);
 }
 
-enum kf_status kf_verify_baseline(const struct kf_task *t, const struct kf_baseline *b,
+/* A kernel baseline is a file, verified like a candidate from its source. */
+static enum kf_status verify_file(const struct kf_task *t, const char *kernel_path,
 				  const struct kf_verify_opts *o, struct kf_verify_result **out,
 				  struct kf_err *err)
-{
-	*out = NULL;
-	if (b->kind == KF_BASELINE_KERNEL)
-		return kf_verify_file(t, b->kernel, o, out, err);
-	return verify_run(t, b->name, NULL, 0, b, o, out, err);
-}
-
-enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path,
-			      const struct kf_verify_opts *o, struct kf_verify_result **out,
-			      struct kf_err *err)
 {
 	struct kf_buf b = KF_BUF_INIT(4u << 20);
 	enum kf_status st = kf_buf_read_file(&b, kernel_path, err);
@@ -1218,6 +1209,16 @@ enum kf_status kf_verify_file(const struct kf_task *t, const char *kernel_path,
 	st = kf_verify_source(t, kernel_path, b.data, b.len, o, out, err);
 	kf_buf_release(&b);
 	return st;
+}
+
+enum kf_status kf_verify_baseline(const struct kf_task *t, const struct kf_baseline *b,
+				  const struct kf_verify_opts *o, struct kf_verify_result **out,
+				  struct kf_err *err)
+{
+	*out = NULL;
+	if (b->kind == KF_BASELINE_KERNEL)
+		return verify_file(t, b->kernel, o, out, err);
+	return verify_run(t, b->name, NULL, 0, b, o, out, err);
 }
 
 void kf_verify_result_free(struct kf_verify_result *r)
