@@ -90,8 +90,6 @@ enum kf_backend_kind;
  * (4 when cuda was asked for and no GPU is usable). info (may be NULL) gets the device facts. */
 int kf_cli_backend_select(const char *cmd, const char *flag, enum kf_backend_kind *out,
 			  struct kf_device_info *info);
-/* Parses an unsigned 64-bit decimal; false on garbage. */
-bool kf_cli_parse_u64(const char *s, uint64_t *out);
 
 /* Set by SIGINT/SIGTERM handlers installed in main. */
 extern volatile int kf_cli_interrupted;

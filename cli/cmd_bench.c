@@ -171,15 +171,15 @@ int cmd_bench(int argc, char **argv)
 			 "expected one SUITE (a folder of tasks or a list file)", &rc))
 		return rc;
 	memset(&c, 0, sizeof(c));
-	if (level_s && (!kf_cli_parse_u64(level_s, &v) || v < 1 || v > 9))
+	if (level_s && (!kf_parse_u64(level_s, &v) || v < 1 || v > 9))
 		return kf_cli_usage_error("bench", "--level needs 1, 2 or 3, not '%s'", level_s);
 	level = level_s ? (int)v : 0;
-	if (jobs_s && (!kf_cli_parse_u64(jobs_s, &v) || v < 1 || v > 256))
+	if (jobs_s && (!kf_parse_u64(jobs_s, &v) || v < 1 || v > 256))
 		return kf_cli_usage_error("bench", "--jobs needs a number from 1 to 256, not '%s'", jobs_s);
 	jobs = jobs_s ? (int)v : 1;
 	if (shard_s && !kf_suite_shard_parse(shard_s, &shard_i, &shard_n))
 		return kf_cli_usage_error("bench", "--shard needs I/N with 1 <= I <= N, not '%s'", shard_s);
-	if (shards_s && (!kf_cli_parse_u64(shards_s, &v) || v < 1 || v > 10000))
+	if (shards_s && (!kf_parse_u64(shards_s, &v) || v < 1 || v > 10000))
 		return kf_cli_usage_error("bench", "--shards needs a number from 1 to 10000, not '%s'",
 					  shards_s);
 	if (shards_s)
@@ -188,9 +188,9 @@ int cmd_bench(int argc, char **argv)
 		: !(n_p = kf_bench_p_default(p, KF_BENCH_MAX_P)))
 		return kf_cli_usage_error("bench",
 					  "--p needs a comma-separated list of numbers >= 0, not '%s'", p_s);
-	if (seed_s && !kf_cli_parse_u64(seed_s, &c.seed))
+	if (seed_s && !kf_parse_u64(seed_s, &c.seed))
 		return kf_cli_usage_error("bench", "--seed needs a number, not '%s'", seed_s);
-	if (budget_s && (!kf_cli_parse_u64(budget_s, &v) || !v || v > INT64_MAX))
+	if (budget_s && (!kf_parse_u64(budget_s, &v) || !v || v > INT64_MAX))
 		return kf_cli_usage_error("bench", "--budget-calls needs a positive number, not '%s'",
 					  budget_s);
 	c.budget_calls = budget_s ? (int64_t)v : 0;

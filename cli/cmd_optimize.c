@@ -277,7 +277,7 @@ int cmd_optimize(int argc, char **argv)
 		return kf_cli_usage_error("optimize",
 					  "--max-tokens-field is max_tokens or max_completion_tokens");
 	if (mt) {
-		if (!kf_cli_parse_u64(mt, &u) || !u || u > 1000000)
+		if (!kf_parse_u64(mt, &u) || !u || u > 1000000)
 			return kf_cli_usage_error("optimize",
 						  "--max-tokens needs a positive integer, not '%s'", mt);
 		o.llm.max_tokens = (int)u;
@@ -298,7 +298,7 @@ int cmd_optimize(int argc, char **argv)
 		o.llm.reasoning_effort = effort;
 	}
 	if (thinking) {
-		if (!kf_cli_parse_u64(thinking, &u) || u < 1024 || u > 1000000)
+		if (!kf_parse_u64(thinking, &u) || u < 1024 || u > 1000000)
 			return kf_cli_usage_error(
 			    "optimize", "--thinking-budget needs 1024 to 1000000 tokens, not '%s'", thinking);
 		o.llm.thinking_budget = (int)u;
@@ -317,7 +317,7 @@ int cmd_optimize(int argc, char **argv)
 		return kf_cli_usage_error("optimize",
 					  "--price-in/--price-out need positive USD per 1M tokens");
 	if (bcalls) {
-		if (!kf_cli_parse_u64(bcalls, &u) || !u || u > 1000000)
+		if (!kf_parse_u64(bcalls, &u) || !u || u > 1000000)
 			return kf_cli_usage_error(
 			    "optimize", "--budget-calls needs a positive integer, not '%s'", bcalls);
 		o.budget_calls = (int64_t)u;
@@ -328,14 +328,14 @@ int cmd_optimize(int argc, char **argv)
 		return kf_cli_usage_error("optimize", "--time-limit needs positive seconds, not '%s'",
 					  tlimit);
 	if (conc) {
-		if (!kf_cli_parse_u64(conc, &u) || !u || u > 64)
+		if (!kf_parse_u64(conc, &u) || !u || u > 64)
 			return kf_cli_usage_error("optimize", "--concurrency needs 1 to 64, not '%s'", conc);
 		o.llm.concurrency = (int)u;
 	}
-	if (seed_s && (!kf_cli_parse_u64(seed_s, &o.seed) || !o.seed || o.seed > INT64_MAX))
+	if (seed_s && (!kf_parse_u64(seed_s, &o.seed) || !o.seed || o.seed > INT64_MAX))
 		return kf_cli_usage_error("optimize", "--seed needs a positive integer, not '%s'", seed_s);
 	if (resume) {
-		if (!kf_cli_parse_u64(resume, &u) || !u || u > INT64_MAX)
+		if (!kf_parse_u64(resume, &u) || !u || u > INT64_MAX)
 			return kf_cli_usage_error("optimize", "--resume needs a run id, not '%s'", resume);
 		o.resume_run = (int64_t)u;
 	}

@@ -181,7 +181,7 @@ int cmd_profile(int argc, char **argv)
 			 "expected TASK and KERNEL", &rc))
 		return rc;
 	kf_eval_opts_init(&eo);
-	if (seed_s && (!kf_cli_parse_u64(seed_s, &eo.seed) || !eo.seed))
+	if (seed_s && (!kf_parse_u64(seed_s, &eo.seed) || !eo.seed))
 		return kf_cli_usage_error("profile", "--seed needs a positive integer, not '%s'", seed_s);
 	if ((rc = kf_cli_backend_select("profile", backend, &eo.backend, &dev)))
 		return rc;

@@ -45,7 +45,7 @@ int cmd_report(int argc, char **argv)
 	if (kf_cli_start("report", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
 			 "expected one RUN id", &rc))
 		return rc;
-	if (!kf_cli_parse_u64(pos[0], &run_id) || !run_id || run_id > INT64_MAX)
+	if (!kf_parse_u64(pos[0], &run_id) || !run_id || run_id > INT64_MAX)
 		return kf_cli_usage_error("report", "RUN must be a positive run id, not '%s'", pos[0]);
 	if (json)
 		fmt = KF_REPORT_JSON;

@@ -47,11 +47,11 @@ int cmd_verify(int argc, char **argv)
 			 "expected TASK and KERNEL", &rc))
 		return rc;
 	kf_eval_opts_init(&eo);
-	if (seed_s && (!kf_cli_parse_u64(seed_s, &eo.seed) || !eo.seed))
+	if (seed_s && (!kf_parse_u64(seed_s, &eo.seed) || !eo.seed))
 		return kf_cli_usage_error("verify", "--seed needs a positive integer, not '%s'", seed_s);
 	if (timeout_s) {
 		uint64_t ms;
-		if (!kf_cli_parse_u64(timeout_s, &ms) || ms < 100 || ms > 3600000)
+		if (!kf_parse_u64(timeout_s, &ms) || ms < 100 || ms > 3600000)
 			return kf_cli_usage_error("verify", "--timeout-ms needs 100..3600000, not '%s'",
 						  timeout_s);
 		eo.step_timeout_ms = (int)ms;

@@ -238,17 +238,3 @@ int main(int argc, char **argv)
 	}
 	return c->fn(argc - 1, argv + 1);
 }
-
-bool kf_cli_parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}

@@ -105,6 +105,10 @@ enum kf_status kf_buf_read_file(struct kf_buf *b, const char *path, struct kf_er
 /* Writes atomically: to PATH.tmp.PID.TID, fsync, rename. */
 enum kf_status kf_write_file_atomic(const char *path, const void *data, size_t n, struct kf_err *err);
 
+/* An unsigned 64-bit number as strtoull reads it with base 0 (decimal, 0x hex, 0 octal); false for an empty
+ * string, a sign, trailing characters or overflow. */
+bool kf_parse_u64(const char *s, uint64_t *out);
+
 /* Checked helpers for the few places where an allocation failure is handled by the caller. */
 char *kf_strdup(const char *s); /* NULL on NULL or NOMEM */
 char *kf_strndup(const char *s, size_t n);

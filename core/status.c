@@ -1,8 +1,10 @@
-/* Status names, exit codes, the error struct and clocks: the libc-only half of core. */
+/* Status names, exit codes, the error struct, clocks and number parsing: the libc-only half of core. */
 #define KF_ERR_IMPL /* defines the real kf_err_set (see kf.h) */
 #include "kf.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -119,4 +121,18 @@ double kf_wall_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool kf_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
 }

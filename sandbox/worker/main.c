@@ -30,20 +30,6 @@ static void usage(void)
 	      stderr);
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* Runs the backend's init, or explains why there is no backend. */
 static enum kf_status backend_init(const char *name, const struct kf_worker_opts *opts,
 				   const struct kf_backend_ops **ops, struct kf_proto_hello *h)
@@ -248,13 +234,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--backend") && next) {
 			backend = next;
 			i++;
-		} else if (!strcmp(a, "--fd") && parse_u64(next, &v) && v <= 1024) {
+		} else if (!strcmp(a, "--fd") && kf_parse_u64(next, &v) && v <= 1024) {
 			c.sock = (int)v;
 			i++;
-		} else if (!strcmp(a, "--shuffle-seed") && parse_u64(next, &v)) {
+		} else if (!strcmp(a, "--shuffle-seed") && kf_parse_u64(next, &v)) {
 			opts.shuffle_seed = v;
 			i++;
-		} else if (!strcmp(a, "--host-mem") && parse_u64(next, &v)) {
+		} else if (!strcmp(a, "--host-mem") && kf_parse_u64(next, &v)) {
 			opts.host_mem_bytes = v;
 			i++;
 		} else if (!strcmp(a, "--sanitize")) {
