@@ -390,16 +390,8 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 	bool cpu = any_cpu(m, n_m);
 	snprintf(title, sizeof(title), "kforge bench: %s", info->suite ? info->suite : "");
 	enum kf_status st = kf_html_begin(b, title);
-#define ADD(...)                                                                                             \
-	do {                                                                                                 \
-		if (!st)                                                                                     \
-			st = kf_buf_addf(b, __VA_ARGS__);                                                    \
-	} while (0)
-#define ESC(s)                                                                                               \
-	do {                                                                                                 \
-		if (!st)                                                                                     \
-			st = kf_html_escape(b, (s));                                                         \
-	} while (0)
+#define ADD(...) KF_BUF_ADDF(st, b, __VA_ARGS__)
+#define ESC(s) KF_BUF_APPLY(st, kf_html_escape, b, (s))
 	ADD("<h1>");
 	ESC(title);
 	ADD("</h1>\n<p>mode ");

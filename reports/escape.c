@@ -3,60 +3,47 @@
 
 #include "report.h"
 
-enum kf_status kf_html_escape(struct kf_buf *b, const char *s)
+/* Markup's entities; the apostrophe only where asked (HTML attributes may be single-quoted). NULL: the
+ * character stands for itself. */
+static const char *entity(char c, bool apos)
 {
-	enum kf_status st = KF_OK;
-	for (; s && *s && !st; s++) {
-		switch (*s) {
-		case '&':
-			st = kf_buf_adds(b, "&amp;");
-			break;
-		case '<':
-			st = kf_buf_adds(b, "&lt;");
-			break;
-		case '>':
-			st = kf_buf_adds(b, "&gt;");
-			break;
-		case '"':
-			st = kf_buf_adds(b, "&quot;");
-			break;
-		case '\'':
-			st = kf_buf_adds(b, "&#39;");
-			break;
-		default:
-			st = kf_buf_addch(b, *s);
-			break;
-		}
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	case '\'':
+		return apos ? "&#39;" : NULL;
+	default:
+		return NULL;
 	}
-	return st;
 }
 
-enum kf_status kf_xml_escape(struct kf_buf *b, const char *s)
+static enum kf_status markup_escape(struct kf_buf *b, const char *s, bool xml)
 {
 	enum kf_status st = KF_OK;
 	for (; s && *s && !st; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+		const char *e = entity(*s, !xml);
+		if (xml && c < 0x20 && c != '\t' && c != '\n' && c != '\r')
 			continue; /* not allowed in XML 1.0 */
-		switch (c) {
-		case '&':
-			st = kf_buf_adds(b, "&amp;");
-			break;
-		case '<':
-			st = kf_buf_adds(b, "&lt;");
-			break;
-		case '>':
-			st = kf_buf_adds(b, "&gt;");
-			break;
-		case '"':
-			st = kf_buf_adds(b, "&quot;");
-			break;
-		default:
-			st = kf_buf_addch(b, (char)c);
-			break;
-		}
+		st = e ? kf_buf_adds(b, e) : kf_buf_addch(b, *s);
 	}
 	return st;
+}
+
+enum kf_status kf_html_escape(struct kf_buf *b, const char *s)
+{
+	return markup_escape(b, s, false);
+}
+
+enum kf_status kf_xml_escape(struct kf_buf *b, const char *s)
+{
+	return markup_escape(b, s, true);
 }
 
 enum kf_status kf_md_escape_cell(struct kf_buf *b, const char *s)

@@ -13,6 +13,19 @@ enum kf_status kf_md_escape_cell(struct kf_buf *b, const char *s); /* | and newl
 enum kf_status kf_csv_field(struct kf_buf *b, const char *s);      /* RFC 4180 quoting when needed */
 
 /* ---- HTML page ---- */
+/* Appending under a running status st, the renderers' idiom: nothing happens once st is set, so a long
+ * sequence of appends checks once at its end. */
+#define KF_BUF_ADDF(st, b, ...)                                                                              \
+	do {                                                                                                 \
+		if (!(st))                                                                                   \
+			(st) = kf_buf_addf((b), __VA_ARGS__);                                                \
+	} while (0)
+#define KF_BUF_APPLY(st, fn, b, s)                                                                           \
+	do {                                                                                                 \
+		if (!(st))                                                                                   \
+			(st) = fn((b), (s));                                                                 \
+	} while (0)
+
 /* Starts a self-contained page with an inline stylesheet; title is escaped. */
 enum kf_status kf_html_begin(struct kf_buf *b, const char *title);
 enum kf_status kf_html_end(struct kf_buf *b);

@@ -467,16 +467,8 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 {
 	enum kf_status st = KF_OK;
 	char line[600], s1[32], tmp[400];
-#define ADD(...)                                                                                             \
-	do {                                                                                                 \
-		if (!st)                                                                                     \
-			st = kf_buf_addf(b, __VA_ARGS__);                                                    \
-	} while (0)
-#define CELL(s)                                                                                              \
-	do {                                                                                                 \
-		if (!st)                                                                                     \
-			st = md_cell(b, (s));                                                                \
-	} while (0)
+#define ADD(...) KF_BUF_ADDF(st, b, __VA_ARGS__)
+#define CELL(s) KF_BUF_APPLY(st, md_cell, b, (s))
 	ADD("# kforge run %lld: %s\n\n", (long long)x->run.id, x->task_name);
 	ADD("**%s**\n\n", summary_line(x, f, line, sizeof(line)));
 	ADD("| | |\n|---|---|\n");
@@ -659,16 +651,8 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	char line[600], tmp[400], s1[32];
 	snprintf(tmp, sizeof(tmp), "kforge run %lld: %s", (long long)x->run.id, x->task_name);
 	st = kf_html_begin(b, tmp);
-#define ADD(...)                                                                                             \
-	do {                                                                                                 \
-		if (!st)                                                                                     \
-			st = kf_buf_addf(b, __VA_ARGS__);                                                    \
-	} while (0)
-#define ESC(s)                                                                                               \
-	do {                                                                                                 \
-		if (!st)                                                                                     \
-			st = kf_html_escape(b, (s));                                                         \
-	} while (0)
+#define ADD(...) KF_BUF_ADDF(st, b, __VA_ARGS__)
+#define ESC(s) KF_BUF_APPLY(st, kf_html_escape, b, (s))
 	if (!st)
 		st = h_text(b, "h1", tmp);
 	ADD("<p class=\"%s\"><strong>", f->improved ? "pass" : "fail");

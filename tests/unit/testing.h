@@ -92,7 +92,8 @@ static int kf_test_run(const struct kf_test_case *cases, size_t n, int argc, cha
 
 /* kf_test_run with a scratch folder: dir is a mkdtemp template ("/tmp/kf-test-x.XXXXXX") made first and
  * removed with everything below it afterwards. */
-static int kf_test_run_in_tmpdir(const struct kf_test_case *cases, size_t n, int argc, char **argv, char *dir)
+static inline int kf_test_run_in_tmpdir(const struct kf_test_case *cases, size_t n, int argc, char **argv,
+					char *dir)
 {
 	char cmd[600];
 	int rc;
