@@ -211,11 +211,10 @@ static enum kf_status fill_timings(struct kf_eval_outcome *out, struct kf_err *e
 		t->ref_median_ns = ps->ref.stats.median;
 		t->speedup = ps->speedup;
 		t->significant = kf_ci_significant(&ps->speedup);
-		t->has_baseline = ps->has_base;
-		if (ps->has_base) {
-			t->baseline_median_ns = ps->base.stats.median;
-			t->speedup_vs_baseline = ps->speedup_base;
-		}
+		for (size_t b = 0; b < pr->n_baselines && b < KF_PROFILE_MAX_BASELINES; b++)
+			if (ps->base_timed[b])
+				t->baselines[t->n_baselines++] = (struct kf_eval_baseline_time){
+				    pr->baselines[b].name, ps->bases[b].stats.median, ps->speedup_bases[b]};
 		if (ps->speedup.point > 0 && ps->speedup.lo > 0 && ps->speedup.hi > 0) {
 			lp += log(ps->speedup.point);
 			ll += log(ps->speedup.lo);

@@ -55,14 +55,17 @@ struct kf_eval_timing {
 	const char *clock;    /* "gpu" or "cpu": cpu times are never GPU speed */
 	const char *source;   /* how it was measured, kb.h's vocabulary: "cupti", "cuda_event" or "cpu" */
 	size_t n_samples;
-	double median_ns, iqr_ns;  /* the candidate's */
-	struct kf_ci median_ci;    /* 95% bootstrap interval of the candidate's median, in ns */
-	double ref_median_ns;      /* the task's reference kernel, timed interleaved */
-	struct kf_ci speedup;      /* reference / candidate with its bootstrap interval */
-	bool significant;          /* the interval says the candidate is faster */
-	bool has_baseline;         /* the task names a baseline kernel */
-	double baseline_median_ns; /* ... timed interleaved too */
-	struct kf_ci speedup_vs_baseline;
+	double median_ns, iqr_ns; /* the candidate's */
+	struct kf_ci median_ci;   /* 95% bootstrap interval of the candidate's median, in ns */
+	double ref_median_ns;     /* the task's reference kernel, timed interleaved */
+	struct kf_ci speedup;     /* reference / candidate with its bootstrap interval */
+	bool significant;         /* the interval says the candidate is faster */
+	size_t n_baselines;       /* the task's baselines verified and timed at this shape: */
+	struct kf_eval_baseline_time {
+		const char *name;     /* "baseline.cu", "cublas.gemm" (borrowed from the profile) */
+		double median_ns;     /* timed interleaved with the candidate */
+		struct kf_ci speedup; /* baseline / candidate */
+	} baselines[KF_PROFILE_MAX_BASELINES];
 };
 
 /* What a prompt may show about a candidate (never a hidden or edge shape's dims). Strings are owned by the

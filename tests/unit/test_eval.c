@@ -2,7 +2,8 @@
  * tests/data/eval: a task whose reference is slow on purpose (a plain kernel is > 10x faster, so its time
  * is implausible), a correct kernel, an exploit only the strict re-verification catches, one only the
  * re-check of timed outputs catches, kernels wrong at a hidden or a public shape, one that does not
- * compile; and the knowledge-base record of outcomes in kb.h's vocabulary. */
+ * compile; the task's baselines in the timings (tests/data/baselines); and the knowledge-base record of
+ * outcomes in kb.h's vocabulary. */
 #include <unistd.h>
 
 #include "eval/eval.h"
@@ -181,6 +182,39 @@ static void test_compile_error_feedback(void)
 	CHECK(!r->feedback.check && !r->profile);
 }
 
+/* The task's baselines: only those verified and timed show in the timings (good.cu here; the others are
+ * wrong, read out of bounds, go wrong while timed, or are a library call the cpu backend cannot make). */
+static void test_baselines_timed(void)
+{
+	struct kf_task *vt = NULL;
+	struct kf_eval_opts o;
+	struct kf_eval_outcome *r = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	CHECK(kf_task_load("tests/data/baselines/vadd/task.json", 0, NULL, &vt, &err) == KF_OK);
+	if (!vt)
+		return;
+	kf_eval_opts_init(&o);
+	o.backend = KF_BACKEND_CPU;
+	o.profile = true;
+	o.rule = (struct kf_stop_rule){60, 0, 0, 60, 0}; /* past late.cu's first 48 launches */
+	CHECKF(kf_eval_file(vt, "tests/data/baselines/vadd/reference.cu", &o, &r, &err) == KF_OK, "%s",
+	       err.msg);
+	if (r) {
+		CHECK_EQ_INT(r->verdict, KF_VERDICT_PASS);
+		CHECK(r->timed && r->n_timings == 1);
+		if (r->n_timings == 1) {
+			const struct kf_eval_timing *t = &r->timings[0];
+			CHECK_EQ_INT(t->n_baselines, 1);
+			CHECK_CONTAINS(t->baselines[0].name, "good.cu");
+			CHECK(t->baselines[0].median_ns > 0);
+			CHECK(t->baselines[0].speedup.lo <= t->baselines[0].speedup.point &&
+			      t->baselines[0].speedup.point <= t->baselines[0].speedup.hi);
+		}
+	}
+	kf_eval_outcome_free(r);
+	kf_task_free(vt);
+}
+
 static void test_clock_vocabulary(void)
 {
 	CHECK_STR(kf_eval_clock_source(KF_BACKEND_CUDA, "cupti"), "cupti");
@@ -314,6 +348,7 @@ int main(int argc, char **argv)
 	    TEST(test_feedback_hides_hidden_shapes),
 	    TEST(test_feedback_names_public_shape),
 	    TEST(test_compile_error_feedback),
+	    TEST(test_baselines_timed),
 	    TEST(test_clock_vocabulary),
 	    TEST(test_record_in_kb),
 	};
