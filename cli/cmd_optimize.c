@@ -13,6 +13,7 @@
 
 #include "agent/optimize.h"
 #include "cli.h"
+#include "cmd_optimize.h"
 #include "reports/run_report.h"
 
 static const char help[] =
@@ -60,42 +61,6 @@ static const char help[] =
     "exit: 0 run completed (improved or not), 2 bad input, 3 internal, 4 unavailable (no API key,\n"
     "no GPU, the API refused), 130 interrupted (resumable with --resume)\n";
 
-struct live {
-	bool tty;
-	bool shown;
-	const char *clock; /* "cpu" or "gpu": what the speedups were measured with */
-};
-
-static void on_progress(void *ctx, const struct kf_optimize_progress *p)
-{
-	struct live *l = ctx;
-	if (p->warning) {
-		/* a warning is a diagnostic: stderr, whatever the terminal */
-		fprintf(stderr, "%swarning: %s\n", l->shown ? "\r\033[K" : "", p->warning);
-	}
-	if (!l->tty)
-		return;
-	int64_t failed = 0;
-	for (int i = 1; i <= KF_VERDICT_COUNT; i++)
-		failed += p->by_verdict[i];
-	char best[96];
-	if (p->best_speedup > 0)
-		snprintf(best, sizeof(best), "best %.2fx [%.2f, %.2f] (%s)", p->best_speedup, p->best_lo,
-			 p->best_hi, l->clock);
-	else
-		snprintf(best, sizeof(best), "no improvement yet");
-	char trouble[64] = "";
-	if (p->calls_failed || p->replies_unusable)
-		snprintf(trouble, sizeof(trouble), " (%lld failed, %lld unusable)",
-			 (long long)p->calls_failed, (long long)p->replies_unusable);
-	fprintf(
-	    stderr,
-	    "\r\033[Krun %lld: %lld calls%s, %lld candidates (%lld pass, %lld rejected), %s, $%.4f, %.0f s",
-	    (long long)p->run_id, (long long)p->calls, trouble, (long long)p->candidates,
-	    (long long)p->by_verdict[KF_VERDICT_PASS], (long long)failed, best, p->spend_usd, p->elapsed_s);
-	l->shown = true;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -111,93 +76,6 @@ static bool parse_pos_double(const char *s, double *out)
 		return false;
 	*out = v;
 	return true;
-}
-
-static void print_summary(const struct kf_optimize_result *r, const char *md, const char *html, bool json)
-{
-	if (json) {
-		cJSON *o = cJSON_CreateObject(), *v = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
-		cJSON_AddStringToObject(o, "status", r->status);
-		cJSON_AddBoolToObject(o, "improved", r->improved);
-		cJSON_AddBoolToObject(o, "significant", r->significant);
-		cJSON_AddStringToObject(o, "clock", r->clock);
-		if (r->best_candidate_id) {
-			cJSON_AddNumberToObject(o, "best_candidate_id", (double)r->best_candidate_id);
-			cJSON_AddNumberToObject(o, "best_speedup", r->best_speedup);
-			cJSON_AddNumberToObject(o, "best_speedup_lo", r->best_lo);
-			cJSON_AddNumberToObject(o, "best_speedup_hi", r->best_hi);
-		} else {
-			cJSON_AddNullToObject(o, "best_candidate_id");
-		}
-		cJSON_AddNumberToObject(o, "calls", (double)r->calls);
-		cJSON_AddNumberToObject(o, "calls_failed", (double)r->calls_failed);
-		cJSON_AddNumberToObject(o, "replies_unusable", (double)r->replies_unusable);
-		cJSON *fk = cJSON_AddObjectToObject(o, "failures"),
-		      *uk = cJSON_AddObjectToObject(o, "unusable");
-		for (size_t i = 0; i < r->n_failures; i++)
-			cJSON_AddNumberToObject(fk, r->failures[i].kind, (double)r->failures[i].n);
-		for (size_t i = 0; i < r->n_unusable; i++)
-			cJSON_AddNumberToObject(uk, r->unusable[i].kind, (double)r->unusable[i].n);
-		cJSON_AddNumberToObject(o, "strategies", r->n_strategies);
-		cJSON_AddStringToObject(o, "stop_reason", r->stop_reason);
-		if (r->warning[0])
-			cJSON_AddStringToObject(o, "warning", r->warning);
-		cJSON_AddNumberToObject(o, "candidates", (double)r->candidates);
-		cJSON_AddNumberToObject(o, "verified", (double)r->verified);
-		for (int i = 0; i < KF_VERDICT_COUNT; i++)
-			cJSON_AddNumberToObject(v, kf_verdict_name((enum kf_verdict)i),
-						(double)r->by_verdict[i]);
-		cJSON_AddNumberToObject(v, "parse_error", (double)r->by_verdict[KF_VERDICT_COUNT]);
-		cJSON_AddItemToObject(o, "by_verdict", v);
-		cJSON_AddNumberToObject(o, "spend_usd", r->spend_usd);
-		cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
-		cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
-		cJSON_AddNumberToObject(o, "tokens_cached", (double)r->tokens_cached);
-		cJSON_AddNumberToObject(o, "tokens_reasoning", (double)r->tokens_reasoning);
-		cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
-		cJSON_AddStringToObject(o, "best_path", r->best_path);
-		cJSON_AddStringToObject(o, "report_md", md);
-		cJSON_AddStringToObject(o, "report_html", html);
-		char *s = cJSON_Print(o);
-		puts(s);
-		free(s);
-		cJSON_Delete(o);
-		return;
-	}
-	printf("run %lld: %s; %lld calls, %lld candidates, %lld verified, $%.4f, %.1f s\n",
-	       (long long)r->run_id, r->status, (long long)r->calls, (long long)r->candidates,
-	       (long long)r->verified, r->spend_usd, r->elapsed_s);
-	if (r->calls_failed || r->replies_unusable) {
-		printf("trouble: %lld failed calls", (long long)r->calls_failed);
-		for (size_t i = 0; i < r->n_failures; i++)
-			printf("%s%lld %s", i ? ", " : " (", (long long)r->failures[i].n,
-			       r->failures[i].kind);
-		printf("%s; %lld unusable replies", r->n_failures ? ")" : "", (long long)r->replies_unusable);
-		for (size_t i = 0; i < r->n_unusable; i++)
-			printf("%s%lld %s", i ? ", " : " (", (long long)r->unusable[i].n,
-			       r->unusable[i].kind);
-		printf("%s\n", r->n_unusable ? ")" : "");
-	}
-	if (r->stop_reason[0])
-		printf("stopped: %s\n", r->stop_reason);
-	if (r->improved)
-		printf("improved: best candidate %lld is %.3fx faster than the reference (95%% CI %.3f-%.3f, "
-		       "%s clock%s)\n",
-		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
-		       r->significant ? ", significant" : ", not significant");
-	else if (r->best_candidate_id)
-		printf("no verified improvement: the best verified candidate (%lld) is %.3fx the reference "
-		       "(%s clock)\n",
-		       (long long)r->best_candidate_id, r->best_speedup, r->clock);
-	else
-		printf("no verified improvement: no candidate passed verification\n");
-	if (r->best_path[0])
-		printf("best kernel: %s\n", r->best_path);
-	if (md[0])
-		printf("report: %s\n", md);
-	if (html[0])
-		printf("report: %s\n", html);
 }
 
 int cmd_optimize(int argc, char **argv)
@@ -361,8 +239,8 @@ int cmd_optimize(int argc, char **argv)
 		out = outbuf;
 	}
 	o.out_dir = out;
-	struct live live = {isatty(2) && !json, false, o.backend == KF_BACKEND_CUDA ? "gpu" : "cpu"};
-	o.progress = on_progress;
+	struct kf_cli_live live = {isatty(2) && !json, false, o.backend == KF_BACKEND_CUDA ? "gpu" : "cpu"};
+	o.progress = kf_cli_optimize_progress;
 	o.progress_ctx = &live;
 
 	struct sigaction sa, old_int, old_term;
@@ -388,7 +266,7 @@ int cmd_optimize(int argc, char **argv)
 		kf_cli_error("interrupted: run %lld recorded as interrupted; continue it with --resume %lld",
 			     (long long)res.run_id, (long long)res.run_id);
 		if (res.run_id)
-			print_summary(&res, md, html, json);
+			kf_cli_optimize_summary(&res, md, html, json);
 		return KF_EXIT_INTERRUPTED;
 	}
 	if (st) {
@@ -398,13 +276,13 @@ int cmd_optimize(int argc, char **argv)
 		if (st == KF_ERR_UNAVAILABLE) {
 			/* the API refused: what was done is still summarised (and reported) */
 			if (res.run_id)
-				print_summary(&res, md, html, json);
+				kf_cli_optimize_summary(&res, md, html, json);
 			return KF_EXIT_UNAVAILABLE;
 		}
 		if (st == KF_ERR_INVALID || st == KF_ERR_PARSE || st == KF_ERR_NOTFOUND || st == KF_ERR_USAGE)
 			return KF_EXIT_USAGE;
 		return KF_EXIT_INTERNAL;
 	}
-	print_summary(&res, md, html, json);
+	kf_cli_optimize_summary(&res, md, html, json);
 	return KF_EXIT_OK;
 }
