@@ -8,8 +8,8 @@
 
 enum cls { CODE = 0, COMMENT = 1, LITERAL = 2 };
 
-/* cls[i] for each byte of src[0..len) (cls has len bytes). */
-static void classify(const char *src, size_t len, unsigned char *cls)
+/* cls[i] for each byte of src[0..len) (cls has len bytes); marks (may be NULL) gets enum kf_lex_mark. */
+static void classify_marks(const char *src, size_t len, unsigned char *cls, unsigned char *marks)
 {
 	enum { S_CODE, S_LINE, S_BLOCK, S_STR, S_CHR } s = S_CODE;
 
@@ -21,9 +21,15 @@ static void classify(const char *src, size_t len, unsigned char *cls)
 			if (c == '/' && nx == '/') {
 				s = S_LINE;
 				cls[i] = COMMENT;
+				if (marks)
+					marks[i] = KF_LEX_LINE_START;
 			} else if (c == '/' && nx == '*') {
 				s = S_BLOCK;
 				cls[i] = cls[i + 1] = COMMENT;
+				if (marks) {
+					marks[i] = KF_LEX_BLOCK_START;
+					marks[i + 1] = KF_LEX_BLOCK;
+				}
 				i++;
 			} else if (c == '"') {
 				s = S_STR;
@@ -32,15 +38,22 @@ static void classify(const char *src, size_t len, unsigned char *cls)
 			}
 			break;
 		case S_LINE:
-			if (c == '\n')
+			if (c == '\n') {
 				s = S_CODE;
-			else
+			} else {
 				cls[i] = COMMENT;
+				if (marks)
+					marks[i] = KF_LEX_LINE;
+			}
 			break;
 		case S_BLOCK:
 			cls[i] = COMMENT;
+			if (marks)
+				marks[i] = KF_LEX_BLOCK;
 			if (c == '*' && nx == '/') {
 				cls[i + 1] = COMMENT;
+				if (marks)
+					marks[i + 1] = KF_LEX_BLOCK;
 				i++;
 				s = S_CODE;
 			}
@@ -59,6 +72,24 @@ static void classify(const char *src, size_t len, unsigned char *cls)
 			break;
 		}
 	}
+}
+
+static void classify(const char *src, size_t len, unsigned char *cls)
+{
+	classify_marks(src, len, cls, NULL);
+}
+
+unsigned char *kf_lex_comment_marks(const char *src, size_t len)
+{
+	unsigned char *cls = malloc(len ? len : 1), *m = calloc(len ? len : 1, 1);
+	if (!cls || !m) {
+		free(cls);
+		free(m);
+		return NULL;
+	}
+	classify_marks(src, len, cls, m);
+	free(cls);
+	return m;
 }
 
 unsigned char *kf_lex_comment_mask(const char *src, size_t len)

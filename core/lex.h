@@ -20,4 +20,18 @@ char *kf_lex_blank(const char *src, size_t len, enum kf_lex_keep mode);
 /* len flags (at least 1 byte): m[i] = 1 where byte i belongs to a comment; NULL when out of memory. */
 unsigned char *kf_lex_comment_mask(const char *src, size_t len);
 
+/* What kf_lex_comment_marks says about a byte: code, or which kind of comment, with the first byte of
+ * each comment marked apart (so a directive can be told from a comment that follows code or another
+ * comment on the same line). */
+enum kf_lex_mark {
+	KF_LEX_CODE = 0,
+	KF_LEX_LINE = 'l',
+	KF_LEX_LINE_START = 'L',
+	KF_LEX_BLOCK = 'b',
+	KF_LEX_BLOCK_START = 'B',
+};
+/* len marks (at least 1 byte), enum kf_lex_mark values; NULL when out of memory. Non-zero exactly where
+ * kf_lex_comment_mask is 1. */
+unsigned char *kf_lex_comment_marks(const char *src, size_t len);
+
 #endif

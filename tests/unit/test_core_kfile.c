@@ -1,6 +1,8 @@
 /* Unit tests for core/kfile.c: directive parsing (balanced parentheses, free whitespace, comments
- * and strings that only look like directives), kernel-name discovery, binding in the documented order
- * (tensor, scratch, param, dim, literal), plans at a shape, and PATH:LINE in every error. */
+ * and strings that only look like directives, prose that mentions the word), kernel-name and template
+ * discovery, binding in the documented order (tensor, scratch, param, dim, literal, expression),
+ * arguments checked against parameter types, template instantiations, zero directives, plans at a
+ * shape, and PATH:LINE in every error. */
 #include <stdint.h>
 #include <unistd.h>
 
@@ -118,15 +120,26 @@ static const struct bad bad_parse[] = {
      NULL},
     {"/* kforge:launch k grid=(B) block=(1) args=(x) */\n", "k.cu:1:", "own"},
     {"int x; // kforge:launch k grid=(B) block=(1) args=(x)\n", "k.cu:1:", "own"},
-    {"// see kforge: docs\n", "k.cu:1:", "not a directive"},
+    {"// kforge: docs\n", "k.cu:1: unknown directive 'kforge:'", NULL},
+    {"/*\n kforge:launch k */ /* kforge:zero y */\n", "k.cu:2:", "own"},
     {"// kforge:launch k grid=(B) block=(1) args=(x) extra\n", "k.cu:1: malformed", NULL},
     {"// kforge:launch k grid=(1,2,3,4) block=(1) args=(x)\n", "k.cu:1: grid=(1,2,3,4): needs 1 to 3", NULL},
     {"// kforge:launch k grid=() block=(1) args=(x)\n", "k.cu:1: grid=()", NULL},
     {"// kforge:launch k grid=(B+) block=(1) args=(x)\n", "k.cu:1: grid[0]: unexpected end", NULL},
     {"// kforge:launch k grid=(1) block=(1) smem=(1,2) args=(x)\n", "k.cu:1: smem=(1,2)", NULL},
-    {"// kforge:launch k grid=(1) block=(1) args=(x+1)\n", "k.cu:1: args[0]: bad argument 'x+1'", NULL},
-    {"// kforge:launch k grid=(1) block=(1) args=(x, 3000000000)\n", "k.cu:1: args[1]: literal 3000000000",
-     NULL},
+    {"// kforge:launch k grid=(1) block=(1) args=(x+)\n", "k.cu:1: args[0]: bad argument 'x+'", NULL},
+    {"// kforge:launch k grid=(1) block=(1) args=(long(N)*2)\n", "k.cu:1: args[0]: bad argument",
+     "whole argument"},
+    {"// kforge:launch k grid=(1) block=(1) args=(long())\n", "k.cu:1: args[0]: long(): empty", NULL},
+    {"// kforge:launch k grid=(1) block=(1) args=(99999999999999999999)\n",
+     "k.cu:1: args[0]:", "out of range"},
+    {"// kforge:launch k<int; x> grid=(1) block=(1) args=(x)\n", "k.cu:1: template arguments <int; x>",
+     "';'"},
+    {"// kforge:zero y byte=256\n// kforge:launch k grid=(1) block=(1) args=(y)\n",
+     "k.cu:1: zero 'y': byte=256", NULL},
+    {"// kforge:launch k grid=(1) block=(1) args=(y)\n// kforge:zero y\n",
+     "k.cu:2: zero 'y' follows the last launch", NULL},
+    {"// kforge:zero\n", "k.cu:1: malformed zero directive", NULL},
     {"// kforge:scratch s f8 (N)\n// kforge:launch k grid=(1) block=(1) args=(s)\n",
      "k.cu:1: scratch 's': unknown dtype 'f8'", NULL},
     {"// kforge:scratch s f32 (N)\n// kforge:scratch s f32 (B)\n// kforge:launch k grid=(1) block=(1) "
@@ -191,7 +204,7 @@ static const struct bad bad_bind[] = {
      "args[1]: 'eps' is passed as a float but parameter 2 of 'k' is 'double e'", NULL},
     {"// kforge:launch k grid=(B) block=(1) args=(x, 3)\nextern \"C\" __global__ void k(float *x, float s) "
      "{}\n",
-     "args[1]: '3' is passed as an int (4 bytes)", NULL},
+     "args[1]: '3' is passed as an integer literal but parameter 2 of 'k' is 'float s' (a float)", NULL},
     {"// kforge:launch k grid=(B) block=(1) args=(x)\nextern \"C\" __global__ void k(void) {}\n",
      "kernel 'k' takes 0 parameters but the directive passes 1 argument", NULL},
     /* a __global__ that is not extern "C" has a mangled name: not launchable by name */
@@ -362,18 +375,43 @@ static void test_plan_limits(void)
 		const char *want;
 		const char *params; /* the kernel's parameter list; NULL: "float *x" */
 	} cases[] = {
-	    {"// kforge:launch k grid=(B) block=(1025) args=(x)", "k.cu:1: block[0]"},
-	    {"// kforge:launch k grid=(B) block=(1, 1, 65) args=(x)", "k.cu:1: block[2]"},
-	    {"// kforge:launch k grid=(B) block=(64, 32) args=(x)", "k.cu:1: block has 2048 threads"},
-	    {"// kforge:launch k grid=(1, 65536) block=(1) args=(x)", "k.cu:1: grid[1]"},
-	    {"// kforge:launch k grid=(2147483648) block=(1) args=(x)", "k.cu:1: grid[0]"},
-	    {"// kforge:launch k grid=(B-4) block=(1) args=(x)", "k.cu:1: grid[0] = 'B-4' = 0"},
-	    {"// kforge:launch k grid=(N/(B-4)) block=(1) args=(x)", "k.cu:1: grid[0]: division by zero"},
-	    {"// kforge:launch k grid=(1) block=(1) smem=(0-1) args=(x)", "k.cu:1: smem"},
+	    {"// kforge:launch k grid=(B) block=(1025) args=(x)", "k.cu:1: block[0]", NULL},
+	    {"// kforge:launch k grid=(B) block=(1, 1, 65) args=(x)", "k.cu:1: block[2]", NULL},
+	    {"// kforge:launch k grid=(B) block=(64, 32) args=(x)", "k.cu:1: block has 2048 threads", NULL},
+	    {"// kforge:launch k grid=(1, 65536) block=(1) args=(x)", "k.cu:1: grid[1]", NULL},
+	    {"// kforge:launch k grid=(2147483648) block=(1) args=(x)", "k.cu:1: grid[0]", NULL},
+	    {"// kforge:launch k grid=(B-4) block=(1) args=(x)", "k.cu:1: grid[0] = 'B-4' = 0", NULL},
+	    {"// kforge:launch k grid=(N/(B-4)) block=(1) args=(x)", "k.cu:1: grid[0]: division by zero",
+	     NULL},
+	    {"// kforge:launch k grid=(1) block=(1) smem=(0-1) args=(x)", "k.cu:1: smem", NULL},
 	    {"// kforge:scratch s f32 (B-4)\n// kforge:launch k grid=(1) block=(1) args=(s)",
-	     "k.cu:1: scratch 's' has 0"},
+	     "k.cu:1: scratch 's' has 0", NULL},
 	    {"\n// kforge:launch k grid=(1) block=(1) args=(N)",
 	     "k.cu:2: args[0]: dim N = 3000000000 does not fit", "int n"},
+	    /* an expression is checked against its parameter's range at every shape */
+	    {"\n\n// kforge:launch k grid=(1) block=(1) args=(N*B)",
+	     "k.cu:3: args[0]: 'N*B' = 12000000000 does "
+	     "not fit in an int; pass long(...)",
+	     "int n"},
+	    {"// kforge:launch k grid=(1) block=(1) args=(B-N)",
+	     "k.cu:1: args[0]: 'B-N' = -2999999996 does not "
+	     "fit in an int",
+	     "int n"},
+	    {"// kforge:launch k grid=(1) block=(1) args=(B-5)",
+	     "k.cu:1: args[0]: 'B-5' = -1 does not fit in an "
+	     "unsigned int",
+	     "unsigned n"},
+	    {"// kforge:launch k grid=(1) block=(1) args=(long(B-5))",
+	     "k.cu:1: args[0]: 'B-5' = -1 does not fit "
+	     "in an unsigned 64-bit parameter",
+	     "size_t n"},
+	    {"// kforge:launch k grid=(1) block=(1) args=(N/(B-4))", "k.cu:1: args[0]: division by zero",
+	     "int n"},
+	    /* with an unreadable parameter list an expression is an int */
+	    {"// kforge:launch k grid=(1) block=(1) args=(N+B)",
+	     "k.cu:1: args[0]: 'N+B' = 3000000004 does not "
+	     "fit in an int",
+	     "MYARGS"},
 	};
 	struct kf_shape s = {0};
 	kf_shape_set(&s, "B", 4);
@@ -385,8 +423,9 @@ static void test_plan_limits(void)
 		struct kf_plan *p = (struct kf_plan *)1;
 		struct kf_err err;
 		enum kf_status st;
-		snprintf(src, sizeof(src), "%s\nextern \"C\" __global__ void k(%s) {}\n", cases[i].directive,
-			 cases[i].params ? cases[i].params : "float *x");
+		snprintf(src, sizeof(src),
+			 "%s\n#define MYARGS int n\nextern \"C\" __global__ void k(%s) {}\n",
+			 cases[i].directive, cases[i].params ? cases[i].params : "float *x");
 		st = plan_of(src, &s, &p, &err);
 		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
 		CHECKF(p == NULL, "case %zu: plan set on failure", i);
@@ -407,6 +446,302 @@ static void test_plan_limits(void)
 			CHECK(v == 3000000000LL);
 			kf_plan_free(p);
 		}
+	}
+}
+
+/* Only a line comment whose text begins with "kforge:" is a directive; prose that mentions the word,
+ * and directives commented out inside a block comment, are nothing. */
+static void test_prose_comments(void)
+{
+	const char *src = "// A two-pass reduction. Exercises kforge:scratch and kforge:launch.\n"
+			  "/* see kforge:zero in the spec */\n"
+			  "/*\n"
+			  "// kforge:launch old grid=(B) block=(1) args=(x)\n"
+			  "*/\n"
+			  "//kforge:launch k grid=(B) block=(1) args=(x) // a trailing note\n"
+			  "extern \"C\" __global__ void k(const float *x) { /* kforge: none */ }\n";
+	const char *src2 = "// kforge:launch k grid=(B) block=(1) args=(x)\n"
+			   "extern \"C\" __global__ void k(const float *x) {}\n";
+	struct kf_kfile *k = NULL;
+	struct kf_err err;
+	/* a trailing '//' inside a directive's own text is part of the args group: malformed */
+	CHECK_EQ_INT(parse(src, &k, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "k.cu:6: malformed launch directive");
+	kf_kfile_free(k);
+	{
+		char buf[1024];
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)(strstr(src, "//kforge:launch") - src), src, src2);
+		CHECKF(parse(buf, &k, &err) == KF_OK, "%s", err.msg);
+		if (k) {
+			CHECK_EQ_INT(k->n_launches, 1);
+			CHECK_STR(k->launches[0].kernel, "k");
+			CHECK_EQ_INT(k->launches[0].line, 6);
+			kf_kfile_free(k);
+		}
+	}
+}
+
+/* Integer expressions as arguments, long(E) and 64-bit literals, each passed at its parameter's type. */
+static void test_expr_args(void)
+{
+	const char *src =
+	    "// kforge:launch k grid=(cdiv(N, 256)) block=(256) args=(x, N*B, cdiv(N, 32), long(N*B), "
+	    "4294967296, 7, N - 1, long(3000000000), 5, B)\n"
+	    "extern \"C\" __global__ void k(const float *x, int nb, unsigned c, size_t total, unsigned long "
+	    "long "
+	    "big,\n"
+	    "                              size_t seven, int last, long long l, short s, uint32_t b) {}\n";
+	struct kf_shape s = {0};
+	struct kf_plan *p = NULL;
+	struct kf_err err;
+	int32_t i32;
+	uint32_t u32;
+	int64_t i64;
+
+	if (!task)
+		return;
+	kf_shape_set(&s, "B", 4);
+	kf_shape_set(&s, "N", 1000);
+	CHECKF(plan_of(src, &s, &p, &err) == KF_OK, "%s", err.msg);
+	if (!p)
+		return;
+	CHECK_EQ_INT(p->launches[0].n_args, 10);
+	memcpy(&i32, p->launches[0].args[1].bytes, 4);
+	CHECK(p->launches[0].args[1].size == 4 && i32 == 4000);
+	memcpy(&u32, p->launches[0].args[2].bytes, 4);
+	CHECK(p->launches[0].args[2].size == 4 && u32 == 32);
+	memcpy(&i64, p->launches[0].args[3].bytes, 8);
+	CHECK(p->launches[0].args[3].size == 8 && i64 == 4000);
+	memcpy(&i64, p->launches[0].args[4].bytes, 8);
+	CHECK(p->launches[0].args[4].size == 8 && i64 == 4294967296LL);
+	/* a literal takes the width of its parameter: 8 bytes for size_t */
+	memcpy(&i64, p->launches[0].args[5].bytes, 8);
+	CHECK(p->launches[0].args[5].size == 8 && i64 == 7);
+	memcpy(&i32, p->launches[0].args[6].bytes, 4);
+	CHECK(p->launches[0].args[6].size == 4 && i32 == 999);
+	memcpy(&i64, p->launches[0].args[7].bytes, 8);
+	CHECK(p->launches[0].args[7].size == 8 && i64 == 3000000000LL);
+	/* a parameter type the checker does not know (short): an int, as before */
+	memcpy(&i32, p->launches[0].args[8].bytes, 4);
+	CHECK(p->launches[0].args[8].size == 4 && i32 == 5);
+	memcpy(&u32, p->launches[0].args[9].bytes, 4);
+	CHECK(p->launches[0].args[9].size == 4 && u32 == 4);
+	kf_plan_free(p);
+
+	static const struct bad bad[] = {
+	    {"// kforge:launch k grid=(1) block=(1) args=(x+1)\nextern \"C\" __global__ void k(int n) {}\n",
+	     "k.cu:1: args[0]: 'x+1': 'x' is a tensor; an expression argument is over dims", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(eps*2)\nextern \"C\" __global__ void k(int n) {}\n",
+	     "'eps' is a param", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(Q*2)\nextern \"C\" __global__ void k(int n) {}\n",
+	     "k.cu:1: args[0]: unknown dim 'Q'", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(N*B)\nextern \"C\" __global__ void k(size_t n) "
+	     "{}\n",
+	     "args[0]: 'N*B' is passed as an int (4 bytes) but parameter 1 of 'k' is 'size_t n' (an unsigned "
+	     "64-bit integer (8 bytes)); pass long(...)",
+	     NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(long(N))\nextern \"C\" __global__ void k(unsigned "
+	     "n) "
+	     "{}\n",
+	     "'N' is passed as a long long (8 bytes) but parameter 1 of 'k' is 'unsigned n'", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(3000000000)\nextern \"C\" __global__ void k(int n) "
+	     "{}\n",
+	     "k.cu:1: args[0]: literal 3000000000 does not fit in an int (4 bytes)", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(3000000000)\n#define A int n\nextern \"C\" "
+	     "__global__ "
+	     "void k(A) {}\n",
+	     "literal 3000000000 does not fit in an int (pass long(...) for a 64-bit parameter)", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(-1)\nextern \"C\" __global__ void k(size_t n) {}\n",
+	     "args[0]: literal -1 is negative but its parameter is an unsigned 64-bit", NULL},
+	    {"// kforge:launch k grid=(1) block=(1) args=(N*2)\nextern \"C\" __global__ void k(float *x) "
+	     "{}\n",
+	     "'N*2' is passed as an int (4 bytes) but parameter 1 of 'k' is 'float *x'", NULL},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(bad); i++) {
+		struct kf_kfile *k = NULL;
+		enum kf_status st = parse(bad[i].src, &k, &err);
+		if (!st)
+			st = kf_kfile_bind(k, task, &err);
+		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
+		CHECKF(strstr(err.msg, bad[i].want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+		       bad[i].want1);
+		kf_kfile_free(k);
+	}
+}
+
+/* Template entry points: found with their template parameter lists, launched as instantiations
+ * (several in one plan), the instantiation's parameter list checked with its type arguments. */
+static void test_templates(void)
+{
+	const char *src =
+	    "template <const int BM, const int BN, typename T = float>\n"
+	    "__global__ void __launch_bounds__(BM * BN) sgemm(const T *__restrict__ x, T *y, int n, T s);\n"
+	    "// kforge:launch sgemm< 64 , 8, float > grid=(cdiv(N, 64)) block=(64, 8) args=(x, x, N, eps)\n"
+	    "// kforge:launch sgemm<128,8,float> grid=(cdiv(N, 128)) block=(128, 8) args=(x, x, N, eps)\n"
+	    "// kforge:launch sgemm<32, 8> grid=(cdiv(N, 32)) block=(32, 8) args=(x, x, N, eps)\n"
+	    "// kforge:launch sgemm<64,8,float> grid=(B) block=(64) args=(x, x, B, eps)\n"
+	    "template <int BLOCK, bool NPOW2> __global__ void reduce(const float *x, float *y, unsigned n)\n"
+	    "{ if (BLOCK < (1 << 4)) {} }\n"
+	    "// kforge:launch reduce<256, true> grid=(B) block=(256) args=(x, y, N)\n"
+	    "template <typename T> __device__ T helper(T v) { return v; }\n"
+	    "template <> __global__ void sgemm<1, 1, float>(const float *x, float *y, int n, float s) {}\n"
+	    "template <const int BM, const int BN, typename T>\n"
+	    "__global__ void sgemm(const T *__restrict__ x, T *y, int n, T s) {}\n";
+	struct kf_kfile *k = NULL;
+	struct kf_err err;
+	const char *names[8];
+
+	CHECKF(parse(src, &k, &err) == KF_OK, "%s", err.msg);
+	if (!k)
+		return;
+	CHECK_EQ_INT(k->n_kernels, 0);
+	CHECK_EQ_INT(k->n_templates, 2);
+	if (k->n_templates == 2) {
+		CHECK_STR(k->templates[0], "sgemm");
+		CHECK_STR(k->template_tparams[0], "const int BM, const int BN, typename T = float");
+		CHECK_STR(k->template_params[0], "const T *__restrict__ x, T *y, int n, T s");
+		CHECK_STR(k->templates[1], "reduce");
+	}
+	CHECK_STR(k->launches[0].kernel, "sgemm<64,8,float>");
+	CHECK_STR(k->launches[0].base, "sgemm");
+	CHECK_STR(k->launches[0].targs, "64,8,float");
+	CHECK_EQ_INT(kf_kfile_name_exprs(k, names, 8), 4);
+	CHECK_STR(names[0], "sgemm<64,8,float>");
+	CHECK_STR(names[1], "sgemm<128,8,float>");
+	CHECK_STR(names[2], "sgemm<32,8>");
+	CHECK_STR(names[3], "reduce<256,true>");
+	if (task) {
+		struct kf_shape s = {0};
+		struct kf_plan *p = NULL;
+		float f;
+		CHECKF(kf_kfile_bind(k, task, &err) == KF_OK, "%s", err.msg);
+		kf_shape_set(&s, "B", 4);
+		kf_shape_set(&s, "N", 1000);
+		CHECKF(kf_plan_make(k, task, &s, &p, &err) == KF_OK, "%s", err.msg);
+		if (p) {
+			CHECK_EQ_INT(p->n_launches, 5);
+			CHECK_STR(str_of(p->launches[1].kernel), "sgemm<128,8,float>");
+			CHECK_EQ_INT(p->launches[1].grid[0], 8);
+			memcpy(&f, p->launches[0].args[3].bytes, 4);
+			CHECK(p->launches[0].args[3].size == 4 && f == 0.5f);
+			kf_plan_free(p);
+		}
+	}
+	kf_kfile_free(k);
+
+	static const struct bad bad[] = {
+	    /* the type argument is substituted: T = double wants a double, eps is a float */
+	    {"template <typename T> __global__ void k(T *x, T s) {}\n"
+	     "// kforge:launch k<double> grid=(1) block=(1) args=(x, eps)\n",
+	     "k.cu:2: args[1]: 'eps' is passed as a float but parameter 2 of 'k<double>' is 'double s'",
+	     NULL},
+	    {"template <int A, int B> __global__ void k(float *x) {}\n"
+	     "// kforge:launch k<1, 2, 3> grid=(1) block=(1) args=(x)\n",
+	     "k.cu:2: 'k<1,2,3>' is given 3 template arguments but template 'k' takes 2 (<int A, int B>)",
+	     NULL},
+	    {"template <int A, int B = 4> __global__ void k(float *x) {}\n"
+	     "// kforge:launch k<> grid=(1) block=(1) args=(x)\n",
+	     "'k<>' is given 0 template arguments but template 'k' takes at most 1", NULL},
+	    {"template <int A> __global__ void k(float *x) {}\n"
+	     "// kforge:launch k<N> grid=(1) block=(1) args=(x)\n",
+	     "k.cu:2: template arguments of 'k': 'N' is a dim of the task", NULL},
+	    {"template <int A> __global__ void k(float *x) {}\n"
+	     "// kforge:launch k grid=(1) block=(1) args=(x)\n",
+	     "k.cu:2: 'k' is a __global__ template: launch an instantiation of it ('k<...>')", NULL},
+	    {"extern \"C\" __global__ void k(float *x) {}\n"
+	     "// kforge:launch k<1> grid=(1) block=(1) args=(x)\n",
+	     "'k' is an extern \"C\" kernel, not a template", NULL},
+	    {"template <int A> __device__ void k(float *x) {}\n"
+	     "// kforge:launch k<1> grid=(1) block=(1) args=(x)\n",
+	     "unknown kernel template 'k'", NULL},
+	    {"template <int A> __global__ void k(float *x, int n) {}\n"
+	     "// kforge:launch k<1> grid=(1) block=(1) args=(x)\n",
+	     "kernel 'k<1>' takes 2 parameters but the directive passes 1 argument", NULL},
+	};
+	for (size_t i = 0; task && i < KF_ARRAY_SIZE(bad); i++) {
+		enum kf_status st;
+		k = NULL;
+		st = parse(bad[i].src, &k, &err);
+		if (!st)
+			st = kf_kfile_bind(k, task, &err);
+		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
+		CHECKF(strstr(err.msg, bad[i].want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+		       bad[i].want1);
+		kf_kfile_free(k);
+	}
+	/* what cannot be read is not judged: overloads, packs, defaulted type parameters */
+	static const char *const lenient[] = {
+	    "template <int A> __global__ void k(float *x) {}\ntemplate <int A, int B> __global__ void "
+	    "k(float *x, "
+	    "int n) {}\n// kforge:launch k<1, 2> grid=(1) block=(1) args=(x, N)\n",
+	    "template <typename... Ts> __global__ void k(Ts... v) {}\n// kforge:launch k<float, int> "
+	    "grid=(1) "
+	    "block=(1) args=(eps, N)\n",
+	    "template <int A, typename T = double> __global__ void k(T v) {}\n// kforge:launch k<1> grid=(1) "
+	    "block=(1) args=(eps)\n",
+	};
+	for (size_t i = 0; task && i < KF_ARRAY_SIZE(lenient); i++) {
+		enum kf_status st;
+		k = NULL;
+		st = parse(lenient[i], &k, &err);
+		if (!st)
+			st = kf_kfile_bind(k, task, &err);
+		CHECKF(st == KF_OK, "lenient case %zu: %s", i, err.msg);
+		kf_kfile_free(k);
+	}
+}
+
+/* `// kforge:zero NAME [byte=V]`: before the plan, or before the next launch; never an input. */
+static void test_zero(void)
+{
+	const char *src = "// kforge:scratch acc f32 (B)\n"
+			  "// kforge:zero y\n"
+			  "// kforge:zero acc byte=0xff\n"
+			  "// kforge:launch k1 grid=(B) block=(1) args=(x, acc)\n"
+			  "//   kforge:zero   acc   byte = 7\n"
+			  "// kforge:launch k2 grid=(B) block=(1) args=(acc, y)\n"
+			  "extern \"C\" __global__ void k1(const float *x, float *a) {}\n"
+			  "extern \"C\" __global__ void k2(const float *a, __half *y) {}\n";
+	struct kf_shape s = {0};
+	struct kf_plan *p = NULL;
+	struct kf_err err;
+
+	if (!task)
+		return;
+	kf_shape_set(&s, "B", 4);
+	kf_shape_set(&s, "N", 1000);
+	CHECKF(plan_of(src, &s, &p, &err) == KF_OK, "%s", err.msg);
+	if (p) {
+		CHECK_EQ_INT(p->n_zeros, 3);
+		if (p->n_zeros == 3) {
+			CHECK(p->zeros[0].buffer == 1 && p->zeros[0].before == 0 && p->zeros[0].byte == 0);
+			CHECK_EQ_INT(p->zeros[0].line, 2);
+			CHECK(p->zeros[1].buffer == 2 && p->zeros[1].before == 0 && p->zeros[1].byte == 0xff);
+			CHECK(p->zeros[2].buffer == 2 && p->zeros[2].before == 1 && p->zeros[2].byte == 7);
+		}
+		kf_plan_free(p);
+	}
+	static const struct bad bad[] = {
+	    {"// kforge:zero x\n// kforge:launch k grid=(1) block=(1) args=(x)\nextern \"C\" __global__ void "
+	     "k(float *x) {}\n",
+	     "k.cu:1: zero 'x': 'x' is an input tensor", NULL},
+	    {"// kforge:zero q\n// kforge:launch k grid=(1) block=(1) args=(x)\nextern \"C\" __global__ void "
+	     "k(float *x) {}\n",
+	     "k.cu:1: zero 'q': no output, inout or scratch buffer", NULL},
+	    {"// kforge:zero y\n// kforge:zero y byte=1\n// kforge:launch k grid=(1) block=(1) "
+	     "args=(y)\nextern "
+	     "\"C\" __global__ void k(float *x) {}\n",
+	     "k.cu:2: zero 'y' already given on line 1", NULL},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(bad); i++) {
+		struct kf_kfile *k = NULL;
+		enum kf_status st = parse(bad[i].src, &k, &err);
+		if (!st)
+			st = kf_kfile_bind(k, task, &err);
+		CHECKF(st == KF_ERR_INVALID, "case %zu: status %s (%s)", i, kf_status_name(st), err.msg);
+		CHECKF(strstr(err.msg, bad[i].want1) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg,
+		       bad[i].want1);
+		kf_kfile_free(k);
 	}
 }
 
@@ -486,5 +821,6 @@ static void test_teardown(void)
 }
 
 KF_TEST_MAIN(TEST(test_setup), TEST(test_parse_good), TEST(test_parse_bad), TEST(test_bind),
-	     TEST(test_signature_lenient), TEST(test_plan), TEST(test_plan_limits), TEST(test_crlf_bom),
+	     TEST(test_signature_lenient), TEST(test_plan), TEST(test_plan_limits), TEST(test_prose_comments),
+	     TEST(test_expr_args), TEST(test_templates), TEST(test_zero), TEST(test_crlf_bom),
 	     TEST(test_load), TEST(test_random_mutations), TEST(test_teardown))

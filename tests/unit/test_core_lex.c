@@ -71,4 +71,29 @@ static void test_mask(void)
 	free(m);
 }
 
-KF_TEST_MAIN(TEST(test_comments), TEST(test_literals), TEST(test_literal_does_not_hide_code), TEST(test_mask))
+/* The marks tell line from block comments and a comment's first byte from the rest; they agree with the
+ * mask everywhere. */
+static void test_marks(void)
+{
+	const char *src = "k(); // a\n/* b */ \"//\" // c";
+	size_t n = strlen(src);
+	unsigned char *m = kf_lex_comment_marks(src, n), *mask = kf_lex_comment_mask(src, n);
+	char got[64];
+	CHECK(m != NULL && mask != NULL);
+	if (!m || !mask) {
+		free(m);
+		free(mask);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		got[i] = m[i] ? (char)m[i] : '.';
+		CHECK((m[i] != 0) == (mask[i] != 0));
+	}
+	got[n] = 0;
+	CHECK_STR(got, ".....Llll.Bbbbbbb......Llll");
+	free(m);
+	free(mask);
+}
+
+KF_TEST_MAIN(TEST(test_comments), TEST(test_literals), TEST(test_literal_does_not_hide_code), TEST(test_mask),
+	     TEST(test_marks))
