@@ -478,6 +478,108 @@ out:
 	return st;
 }
 
+bool kf_task_dim_allows(const struct kf_task *t, size_t d, int64_t v)
+{
+	const struct kf_dim_constraint *c;
+	if (d >= t->n_dims || d >= KF_MAX_DIMS)
+		return false;
+	c = &t->constraints[d];
+	if (!c->set)
+		return v >= 1;
+	return v >= c->min && v <= c->max && v % c->multiple_of == 0;
+}
+
+bool kf_task_dim_fixed(const struct kf_task *t, size_t d)
+{
+	return d < t->n_dims && fixed_index(t, t->dims[d]) >= 0;
+}
+
+/* `constraints`: {"N": {"multiple_of": 8, "min": 8, "max": 65536}, ...}. Each value an integer >= 1,
+ * min <= max, and some value in [min, max] a multiple of multiple_of. */
+static enum kf_status load_constraints(struct loader *L, const cJSON *root)
+{
+	static const char *const known[] = {"multiple_of", "min", "max"};
+	struct kf_task *t = L->t;
+	const cJSON *obj, *it;
+	enum kf_status st;
+	size_t m;
+
+	for (size_t d = 0; d < KF_MAX_DIMS; d++) {
+		t->constraints[d].set = false;
+		t->constraints[d].multiple_of = 1;
+		t->constraints[d].min = 1;
+		t->constraints[d].max = TASK_MAX_DIM_VALUE;
+	}
+	if ((st = kf_json_get_object(root, "constraints", false, &obj, &L->p, L->err)) || !obj)
+		return st;
+	m = kf_jpath_push_key(&L->p, "constraints");
+	cJSON_ArrayForEach(it, obj)
+	{
+		size_t mi = kf_jpath_push_key(&L->p, it->string);
+		int d = kf_task_dim_index(t, it->string);
+		struct kf_dim_constraint *c = d >= 0 ? &t->constraints[d] : NULL;
+		bool found;
+		int64_t first;
+		if (!c)
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "unknown dim '%s'", it->string);
+		else if (!cJSON_IsObject(it))
+			st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+					  "expected an object with multiple_of, min and max, got %s",
+					  kf_json_type_name(it));
+		else if (!(st =
+			       kf_json_check_fields(it, known, KF_ARRAY_SIZE(known),
+						    L->flags & KF_TASK_STRICT, &L->p, L->warnings, L->err)) &&
+			 !(st = kf_json_get_int(it, "multiple_of", false, 1, TASK_MAX_DIM_VALUE,
+						&c->multiple_of, &found, &L->p, L->err)) &&
+			 !(st = kf_json_get_int(it, "min", false, 1, TASK_MAX_DIM_VALUE, &c->min, &found,
+						&L->p, L->err)) &&
+			 !(st = kf_json_get_int(it, "max", false, 1, TASK_MAX_DIM_VALUE, &c->max, &found,
+						&L->p, L->err))) {
+			c->set = true;
+			first = (c->min + c->multiple_of - 1) / c->multiple_of * c->multiple_of;
+			if (c->min > c->max)
+				st = kf_jpath_err(&L->p, L->err, KF_ERR_INVALID, "min %lld is above max %lld",
+						  (long long)c->min, (long long)c->max);
+			else if (first > c->max)
+				st = kf_jpath_err(
+				    &L->p, L->err, KF_ERR_INVALID, "no multiple of %lld lies in %lld..%lld",
+				    (long long)c->multiple_of, (long long)c->min, (long long)c->max);
+		}
+		kf_jpath_pop(&L->p, mi);
+		if (st)
+			break;
+	}
+	kf_jpath_pop(&L->p, m);
+	return st;
+}
+
+/* A declared shape must satisfy every constraint; the error names the shape and the constraint. */
+static enum kf_status check_constraints(struct loader *L, const struct kf_shape *s, const char *set,
+					size_t si)
+{
+	struct kf_task *t = L->t;
+	char sh[256];
+	for (size_t d = 0; d < t->n_dims; d++) {
+		const struct kf_dim_constraint *c = &t->constraints[d];
+		const char *field;
+		int64_t v;
+		if (!c->set || !kf_shape_get(s, t->dims[d], &v) || kf_task_dim_allows(t, d, v))
+			continue;
+		field = v % c->multiple_of ? "multiple_of" : v < c->min ? "min" : "max";
+		kf_shape_format(s, sh, sizeof(sh));
+		return kf_jpath_err(&L->p, L->err, KF_ERR_INVALID,
+				    "shapes.%s[%zu] (%s): %s=%lld breaks constraints.%s.%s (%s %lld)", set,
+				    si, sh, t->dims[d], (long long)v, t->dims[d], field,
+				    v % c->multiple_of ? "not a multiple of"
+				    : v < c->min       ? "below"
+						       : "above",
+				    (long long)(v % c->multiple_of ? c->multiple_of
+						: v < c->min       ? c->min
+								   : c->max));
+	}
+	return KF_OK;
+}
+
 /* One binding {"B": 64, "N": 1000}: every dim exactly once, each a positive integer. */
 static enum kf_status load_binding(struct loader *L, const cJSON *obj, struct kf_shape *s)
 {
@@ -1068,6 +1170,8 @@ static enum kf_status check_at_shape(struct loader *L, const struct kf_shape *s,
 	struct kf_err e = KF_ERR_INIT;
 	enum kf_status st;
 
+	if ((st = check_constraints(L, s, set, si)))
+		return st;
 	kf_shape_format(s, sh, sizeof(sh));
 	snprintf(where, sizeof(where), "at shapes.%s[%zu] (%s)", set, si, sh);
 	for (size_t ti = 0; ti < t->n_tensors; ti++) {
@@ -1262,7 +1366,7 @@ enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *war
 	static const char *const known[] = {"format",      "name",      "title",    "category",   "level",
 					    "description", "dims",      "shapes",   "fixed_dims", "tensors",
 					    "params",      "reference", "baseline", "tolerance",  "flops",
-					    "bytes",       "baselines"};
+					    "bytes",       "baselines", "constraints"};
 	struct kf_buf raw = KF_BUF_INIT(TASK_MAX_FILE);
 	struct loader L = {.flags = flags, .warnings = warnings, .err = err};
 	cJSON *root = NULL;
@@ -1292,7 +1396,8 @@ enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *war
 	if ((st = kf_json_check_fields(root, known, KF_ARRAY_SIZE(known), flags & KF_TASK_STRICT, &L.p,
 				       warnings, err)) ||
 	    (st = load_header(&L, root)) || (st = load_dims(&L, root)) || (st = load_fixed(&L, root)) ||
-	    (st = load_shapes(&L, root)) || (st = load_tensors(&L, root)) || (st = load_params(&L, root)) ||
+	    (st = load_constraints(&L, root)) || (st = load_shapes(&L, root)) ||
+	    (st = load_tensors(&L, root)) || (st = load_params(&L, root)) ||
 	    (st = load_work_expr(&L, root, "flops", &L.t->flops)) ||
 	    (st = load_work_expr(&L, root, "bytes", &L.t->bytes)) || (st = load_tolerance(&L, root)) ||
 	    (st = check_shapes(&L)) ||

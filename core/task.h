@@ -60,6 +60,14 @@ struct kf_tol {
 	double max_nmse; /* 0: no NMSE bound */
 };
 
+/* `constraints`: per dim, preconditions a kernel may rely on (spec/task-format.md). Unset dims have
+ * multiple_of 1, min 1 and max the largest dim value a task may bind. */
+struct kf_dim_constraint {
+	bool set;
+	int64_t multiple_of;
+	int64_t min, max;
+};
+
 struct kf_task {
 	char *path; /* as given */
 	char *dir;  /* folder of the task file, for resolving relative paths */
@@ -71,6 +79,7 @@ struct kf_task {
 	char **dims;
 	size_t n_fixed;
 	char **fixed_dims;
+	struct kf_dim_constraint constraints[KF_MAX_DIMS]; /* by dim index */
 
 	size_t n_public, n_hidden, n_timing;
 	struct kf_shape *shapes_public, *shapes_hidden,
@@ -109,6 +118,11 @@ void kf_task_free(struct kf_task *t);
 int kf_task_tensor_index(const struct kf_task *t, const char *name);
 int kf_task_param_index(const struct kf_task *t, const char *name);
 int kf_task_dim_index(const struct kf_task *t, const char *name);
+
+/* Does value v satisfy the constraint of dim index d (multiple_of, min, max)? */
+bool kf_task_dim_allows(const struct kf_task *t, size_t d, int64_t v);
+/* Is dim index d one of fixed_dims? */
+bool kf_task_dim_fixed(const struct kf_task *t, size_t d);
 
 /* Number of elements of tensor ti at shape s (product of its shape expressions). */
 enum kf_status kf_task_numel(const struct kf_task *t, size_t ti, const struct kf_shape *s, int64_t *out,

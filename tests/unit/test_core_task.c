@@ -294,6 +294,26 @@ static const struct bad_case bad_cases[] = {
     {"\"reference\": \"reference.cu\",", "", NULL, KF_ERR_INVALID, "reference: missing required field", NULL},
     {"\"bytes\": \"8*B*N\"", "\"bytes\": \"8*B*N\", \"baseline\": \"gone.cu\"", NULL, KF_ERR_NOTFOUND,
      "baseline: kernel file", NULL},
+    /* constraints: preconditions every declared shape must satisfy */
+    {"\"shapes\": {", "\"constraints\": {\"Q\": {\"min\": 1}}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "constraints.Q: unknown dim 'Q'", NULL},
+    {"\"shapes\": {", "\"constraints\": {\"N\": 8}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "constraints.N: expected an object", NULL},
+    {"\"shapes\": {", "\"constraints\": {\"N\": {\"multiple_of\": 0}}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "constraints.N.multiple_of:", "out of range"},
+    {"\"shapes\": {", "\"constraints\": {\"N\": {\"min\": 9, \"max\": 8}}, \"shapes\": {", NULL,
+     KF_ERR_INVALID, "constraints.N: min 9 is above max 8", NULL},
+    {"\"shapes\": {",
+     "\"constraints\": {\"N\": {\"multiple_of\": 16, \"min\": 17, \"max\": 31}}, \"shapes\": {", NULL,
+     KF_ERR_INVALID, "constraints.N: no multiple of 16 lies in 17..31", NULL},
+    {"\"shapes\": {", "\"constraints\": {\"N\": {\"multiple_of\": 8}}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "shapes.hidden[0] (B=3 N=4099): N=4099 breaks constraints.N.multiple_of (not a multiple of 8)", NULL},
+    {"\"shapes\": {", "\"constraints\": {\"B\": {\"max\": 32}}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "shapes.public[0] (B=64 N=1000): B=64 breaks constraints.B.max (above 32)", NULL},
+    {"\"shapes\": {", "\"constraints\": {\"B\": {\"min\": 4}}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "shapes.hidden[0] (B=3 N=4099): B=3 breaks constraints.B.min (below 4)", NULL},
+    {"\"shapes\": {", "\"constraints\": {\"B\": {\"multipleof\": 4}}, \"shapes\": {", NULL, KF_ERR_INVALID,
+     "constraints.B: unknown field 'multipleof'", NULL},
     /* the reference kernel file is validated too, with its own path and line */
     {NULL, NULL,
      "// kforge:launch softmax grid=(B) block=(256) args=(x, y, B, N)\n"
@@ -317,6 +337,34 @@ static const struct bad_case bad_cases[] = {
      KF_ERR_INVALID, "reference.cu:1: malformed launch directive", NULL},
 };
 
+/* Constraints load per dim with defaults for the rest, and kf_task_dim_allows applies them. */
+static void test_constraints(void)
+{
+	struct kf_task *t = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	char *j = variant(BASE, "\"shapes\": {",
+			  "\"constraints\": {\"N\": {\"multiple_of\": 8, \"min\": 8, \"max\": 8192}},\n"
+			  "  \"shapes\": {");
+	char *j2 = variant(j, "{\"B\": 3, \"N\": 4099}", "{\"B\": 3, \"N\": 4104}");
+	CHECKF(load_text(j2, NULL, KF_TASK_STRICT, &t, NULL, &err) == KF_OK, "%s", err.msg);
+	if (t) {
+		CHECK(t->constraints[1].set && t->constraints[1].multiple_of == 8);
+		CHECK(t->constraints[1].min == 8 && t->constraints[1].max == 8192);
+		CHECK(!t->constraints[0].set && t->constraints[0].multiple_of == 1);
+		CHECK(kf_task_dim_allows(t, 1, 4104));
+		CHECK(!kf_task_dim_allows(t, 1, 4100));
+		CHECK(!kf_task_dim_allows(t, 1, 0));
+		CHECK(!kf_task_dim_allows(t, 1, 8200));
+		CHECK(kf_task_dim_allows(t, 0, 1));
+		CHECK(!kf_task_dim_allows(t, 0, 0));
+		CHECK(!kf_task_dim_allows(t, 2, 1));
+		CHECK(!kf_task_dim_fixed(t, 0));
+		kf_task_free(t);
+	}
+	free(j);
+	free(j2);
+}
+
 static void test_bad(void)
 {
 	for (size_t i = 0; i < KF_ARRAY_SIZE(bad_cases); i++) {
@@ -324,7 +372,7 @@ static void test_bad(void)
 		struct kf_task *t = (struct kf_task *)1;
 		struct kf_err err = KF_ERR_INIT;
 		char *j = c->from ? variant(BASE, c->from, c->to) : kf_strdup(c->to ? c->to : BASE);
-		enum kf_status st = load_text(j, c->ref, 0, &t, NULL, &err);
+		enum kf_status st = load_text(j, c->ref, KF_TASK_STRICT, &t, NULL, &err);
 		CHECKF(st == c->code, "case %zu: status %s, want %s (%s)", i, kf_status_name(st),
 		       kf_status_name(c->code), err.msg);
 		CHECKF(t == NULL, "case %zu: *out not NULL on failure", i);
@@ -455,5 +503,6 @@ static void test_teardown(void)
 	teardown();
 }
 
-KF_TEST_MAIN(TEST(test_setup), TEST(test_good), TEST(test_defaults_and_variants), TEST(test_bad),
-	     TEST(test_missing_file), TEST(test_dtypes), TEST(test_json_helpers), TEST(test_teardown))
+KF_TEST_MAIN(TEST(test_setup), TEST(test_good), TEST(test_defaults_and_variants), TEST(test_constraints),
+	     TEST(test_bad), TEST(test_missing_file), TEST(test_dtypes), TEST(test_json_helpers),
+	     TEST(test_teardown))
