@@ -32,8 +32,10 @@ enum {
 	T_PTX = 7,
 	T_IMAGE = 8,
 	T_KERNEL = 9,
-	T_SUM = 10, /* SHA-256 of every byte before this record; always last */
+	T_SUM = 10,  /* SHA-256 of every byte before this record; always last */
+	T_NAME = 11, /* a template name expression and its lowered name: expr[128] then lowered[128] */
 };
+#define NAME_REC_BYTES 256
 
 enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct kf_err *err)
 {
@@ -145,6 +147,12 @@ void kf_cache_store(const char *dir, const struct kf_compiled *c, enum kf_status
 		memcpy(rec + 128, v, sizeof(v));
 		st = put(&b, T_KERNEL, rec, sizeof(rec));
 	}
+	for (size_t i = 0; !st && i < c->n_names; i++) {
+		unsigned char rec[NAME_REC_BYTES] = {0};
+		memcpy(rec, c->names[i].expr, strnlen(c->names[i].expr, 127));
+		memcpy(rec + 128, c->names[i].lowered, strnlen(c->names[i].lowered, 127));
+		st = put(&b, T_NAME, rec, sizeof(rec));
+	}
 	if (!st) {
 		kf_sha256_init(&h);
 		kf_sha256_update(&h, b.data, b.len);
@@ -178,7 +186,7 @@ static bool copy_fixed(char *dst, size_t cap, const char *data, size_t len)
 static bool parse_entry(const struct kf_buf *b, const char *key, struct kf_compiled *c,
 			enum kf_status *status)
 {
-	size_t off = CACHE_MAGIC_BYTES, end, n_kernels = 0, cap_kernels = 0;
+	size_t off = CACHE_MAGIC_BYTES, end, n_kernels = 0, cap_kernels = 0, cap_names = 0;
 	uint8_t sum[KF_SHA256_BYTES];
 	struct kf_sha256 h;
 	bool have_status = false, have_backend = false, have_key = false, have_log = false;
@@ -288,6 +296,24 @@ static bool parse_entry(const struct kf_buf *b, const char *key, struct kf_compi
 			memcpy(f, data + 128, sizeof(f));
 			k->registers = f[0], k->smem_static_bytes = f[1], k->cmem_bytes = f[2];
 			k->stack_bytes = f[3], k->spill_store_bytes = f[4], k->spill_load_bytes = f[5];
+			break;
+		}
+		case T_NAME: {
+			struct kf_kernel_name *nm;
+			if (len != NAME_REC_BYTES || !memchr(data, '\0', 128) ||
+			    !memchr(data + 128, '\0', 128))
+				return false;
+			if (c->n_names == cap_names) {
+				size_t nc = cap_names ? 2 * cap_names : 4;
+				struct kf_kernel_name *p = realloc(c->names, nc * sizeof(*p));
+				if (!p)
+					return false;
+				c->names = p;
+				cap_names = nc;
+			}
+			nm = &c->names[c->n_names++];
+			memcpy(nm->expr, data, 128);
+			memcpy(nm->lowered, data + 128, 128);
 			break;
 		}
 		default:

@@ -51,7 +51,26 @@ void kf_compiled_free(struct kf_compiled *c)
 	free(c->ptx);
 	free(c->log);
 	free(c->kernels);
+	free(c->names);
 	free(c);
+}
+
+enum kf_status kf_compiled_symbol(const struct kf_compiled *c, const char *kernel, char out[128],
+				  struct kf_err *err)
+{
+	if (!strchr(kernel, '<')) {
+		if (strlen(kernel) >= 128)
+			return kf_err_set(err, KF_ERR_INVALID, "kernel name '%.40s...' is too long", kernel);
+		snprintf(out, 128, "%s", kernel);
+		return KF_OK;
+	}
+	for (size_t i = 0; c && i < c->n_names; i++)
+		if (!strcmp(c->names[i].expr, kernel)) {
+			snprintf(out, 128, "%s", c->names[i].lowered);
+			return KF_OK;
+		}
+	return kf_err_set(err, KF_ERR_INVALID,
+			  "the module has no instantiation of '%s' (compiled without it)", kernel);
 }
 
 static void key_add(struct kf_sha256 *h, const char *s, size_t n)
@@ -90,6 +109,8 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 	double t0 = kf_now_ms();
 	struct kf_compiled *c = NULL;
 	enum kf_status st, cached_st;
+	const char *exprs[64];
+	size_t n_exprs;
 
 	*out = NULL;
 	if (!opts)
@@ -97,12 +118,22 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 	if (!k || !k->source)
 		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to compile");
 	name = program_name(k);
+	n_exprs = kf_kfile_name_exprs(k, exprs, KF_ARRAY_SIZE(exprs));
+	if (n_exprs > KF_ARRAY_SIZE(exprs))
+		return kf_err_set(err, KF_ERR_LIMIT, "'%s' instantiates %zu templates; at most %zu", name,
+				  n_exprs, KF_ARRAY_SIZE(exprs));
 
 	kf_sha256_init(&h);
 	key_adds(&h, CACHE_KEY_VERSION);
 	key_adds(&h, kf_backend_name(opts->backend));
 	key_adds(&h, name);
 	key_add(&h, k->source, k->source_len);
+	/* The instantiations are part of what is compiled (a file without template launches hashes as
+	 * before, so existing entries stay valid). */
+	for (size_t i = 0; i < n_exprs; i++) {
+		key_adds(&h, "name-expression");
+		key_adds(&h, exprs[i]);
+	}
 	switch (opts->backend) {
 	case KF_BACKEND_CUDA:
 		st = kf_nvrtc_pick_arch(k->source, k->source_len, opts->arch, arch, err);
@@ -137,9 +168,10 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 	}
 
 	if (opts->backend == KF_BACKEND_CUDA)
-		st = kf_nvrtc_compile(k->source, k->source_len, name, arch, &nv, opts->timeout_ms, &c, err);
-	else
-		st = kf_cpu_compile(k, opts, &c, err);
+		st = kf_nvrtc_compile(k->source, k->source_len, name, arch, &nv, exprs, n_exprs,
+				      opts->timeout_ms, &c, err);
+	else if ((st = kf_cpu_compile(k, opts, &c, err)) == KF_OK && c)
+		st = kf_cpu_names(c, exprs, n_exprs, err);
 	if (st != KF_OK && st != KF_ERR_COMPILE) {
 		kf_compiled_free(c);
 		return st;

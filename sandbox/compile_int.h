@@ -31,10 +31,12 @@ void kf_nvrtc_opts_make(const char *arch, struct kf_nvrtc_opts *o);
 /* "nvrtc 13.0" from nvrtcVersion (no compile happens in the parent). Lives for the process. */
 const char *kf_nvrtc_compiler_id(void);
 /* Compiles source in a sandboxed child (wall limit timeout_ms, CPU limit, KF_COMPILE_AS_BYTES of
- * address space, no network, seccomp). Returns as kf_compile does: *out on KF_OK/KF_ERR_COMPILE. */
+ * address space, no network, seccomp). exprs[0..n_exprs) are template name expressions to instantiate
+ * (nvrtcAddNameExpression); their lowered names come back in (*out)->names, and the resources of those
+ * entries are named by the expression. Returns as kf_compile does: *out on KF_OK/KF_ERR_COMPILE. */
 enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
-				const struct kf_nvrtc_opts *o, int timeout_ms, struct kf_compiled **out,
-				struct kf_err *err);
+				const struct kf_nvrtc_opts *o, const char *const *exprs, size_t n_exprs,
+				int timeout_ms, struct kf_compiled **out, struct kf_err *err);
 /* Parses `ptxas info` lines (per entry function: registers, smem, cmem summed over banks, stack frame,
  * spill stores/loads) into a new array (*out, *n; free() it). Lines it does not know are ignored. */
 enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_t *n, struct kf_err *err);

@@ -23,7 +23,8 @@ enum {
 	REC_LOG = 2,
 	REC_PTX = 3,
 	REC_CUBIN = 4,
-	REC_END = 5, /* the child got to the end: anything missing before it is a protocol error */
+	REC_END = 5,  /* the child got to the end: anything missing before it is a protocol error */
+	REC_NAME = 6, /* a name expression, NUL, its lowered name */
 };
 #define REC_HEADER_BYTES 16
 /* The whole payload: image + PTX (about as large) + log + headers. */
@@ -120,6 +121,8 @@ struct nvrtc_job {
 	const char *source; /* NUL-terminated */
 	const char *name;
 	const struct kf_nvrtc_opts *opts;
+	const char *const *exprs; /* template name expressions to instantiate */
+	size_t n_exprs;
 };
 
 static int write_all(int fd, const void *data, size_t n)
@@ -161,7 +164,12 @@ static int nvrtc_child(void *arg, int fd)
 		r32 = (int32_t)r;
 		return put_rec(fd, REC_RESULT, &r32, 4) || put_rec(fd, REC_END, NULL, 0) ? 1 : 0;
 	}
-	r = nvrtcCompileProgram(prog, (int)job->opts->n, job->opts->argv);
+	/* Template entry points exist in the module only when NVRTC is told to instantiate them; their
+	 * mangled names are read back with the same expression after the compile. */
+	for (size_t i = 0; i < job->n_exprs && r == NVRTC_SUCCESS; i++)
+		r = nvrtcAddNameExpression(prog, job->exprs[i]);
+	if (r == NVRTC_SUCCESS)
+		r = nvrtcCompileProgram(prog, (int)job->opts->n, job->opts->argv);
 	r32 = (int32_t)r;
 	if (put_rec(fd, REC_RESULT, &r32, 4))
 		return 1;
@@ -175,6 +183,22 @@ static int nvrtc_child(void *arg, int fd)
 				return 1;
 		}
 		free(buf);
+	}
+	for (size_t i = 0; i < job->n_exprs && r == NVRTC_SUCCESS; i++) {
+		const char *lowered = NULL;
+		if (nvrtcGetLoweredName(prog, job->exprs[i], &lowered) == NVRTC_SUCCESS && lowered) {
+			size_t a = strlen(job->exprs[i]), b = strlen(lowered);
+			char *rec = malloc(a + b + 2);
+			if (!rec)
+				return 1;
+			memcpy(rec, job->exprs[i], a + 1);
+			memcpy(rec + a + 1, lowered, b + 1);
+			if (put_rec(fd, REC_NAME, rec, a + b + 1)) {
+				free(rec);
+				return 1;
+			}
+			free(rec);
+		}
 	}
 	if (r == NVRTC_SUCCESS) {
 		if (nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 1 && n <= KF_COMPILE_IMAGE_MAX &&
@@ -197,11 +221,16 @@ static int nvrtc_child(void *arg, int fd)
 
 /* ---- the parent --------------------------------------------------------------------------- */
 
+#define NVRTC_MAX_NAMES 64 /* name expressions per compile: one per launch at most (KF_MAX_LAUNCHES) */
+
 struct decoded {
 	bool have_result, have_end;
 	int32_t result;
 	const char *log, *ptx, *cubin;
 	size_t log_len, ptx_len, cubin_len;
+	size_t n_names;
+	const char *name_rec[NVRTC_MAX_NAMES];
+	size_t name_len[NVRTC_MAX_NAMES];
 };
 
 static enum kf_status decode(const struct kf_buf *pl, struct decoded *d, struct kf_err *err)
@@ -241,6 +270,13 @@ static enum kf_status decode(const struct kf_buf *pl, struct decoded *d, struct 
 		case REC_END:
 			d->have_end = true;
 			break;
+		case REC_NAME:
+			if (d->n_names >= NVRTC_MAX_NAMES || len < 3 || data[len - 1] == '\0' ||
+			    !memchr(data, '\0', (size_t)len))
+				return kf_err_set(err, KF_ERR_CRASH, "compiler child sent a bad name record");
+			d->name_rec[d->n_names] = data;
+			d->name_len[d->n_names++] = (size_t)len;
+			break;
 		default:
 			return kf_err_set(err, KF_ERR_CRASH, "compiler child sent unknown record %u", tag);
 		}
@@ -250,11 +286,52 @@ static enum kf_status decode(const struct kf_buf *pl, struct decoded *d, struct 
 	return KF_OK;
 }
 
-enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
-				const struct kf_nvrtc_opts *o, int timeout_ms, struct kf_compiled **out,
-				struct kf_err *err)
+/* Fills c->names from the child's name records, one per requested expression, and renames the
+ * resources of those entries from the lowered name to the expression (what plans call them). */
+static enum kf_status take_names(struct kf_compiled *c, const struct decoded *d, const char *const *exprs,
+				 size_t n_exprs, const char *name, struct kf_err *err)
 {
-	struct nvrtc_job job = {source, name, o};
+	if (!n_exprs)
+		return KF_OK;
+	c->names = calloc(n_exprs, sizeof(*c->names));
+	if (!c->names)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n_exprs; i++) {
+		const char *lowered = NULL;
+		size_t lowered_len = 0;
+		for (size_t j = 0; j < d->n_names && !lowered; j++) {
+			size_t a = strlen(d->name_rec[j]);
+			if (!strcmp(d->name_rec[j], exprs[i])) {
+				lowered = d->name_rec[j] + a + 1;
+				lowered_len = d->name_len[j] - a - 1;
+			}
+		}
+		if (!lowered)
+			return kf_err_set(err, KF_ERR_CRASH, "nvrtc gave no lowered name for '%s' in '%s'",
+					  exprs[i], name);
+		if (strlen(exprs[i]) >= sizeof(c->names[i].expr) ||
+		    lowered_len >= sizeof(c->names[i].lowered))
+			return kf_err_set(
+			    err, KF_ERR_UNSUPPORTED,
+			    "the mangled name of '%s' has %zu characters; kforge's kernel names "
+			    "hold %zu",
+			    exprs[i], lowered_len, sizeof(c->names[i].lowered) - 1);
+		snprintf(c->names[i].expr, sizeof(c->names[i].expr), "%s", exprs[i]);
+		memcpy(c->names[i].lowered, lowered, lowered_len);
+		c->names[i].lowered[lowered_len] = '\0';
+		for (size_t k = 0; k < c->n_kernels; k++)
+			if (!strcmp(c->kernels[k].name, c->names[i].lowered))
+				snprintf(c->kernels[k].name, sizeof(c->kernels[k].name), "%s", exprs[i]);
+	}
+	c->n_names = n_exprs;
+	return KF_OK;
+}
+
+enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
+				const struct kf_nvrtc_opts *o, const char *const *exprs, size_t n_exprs,
+				int timeout_ms, struct kf_compiled **out, struct kf_err *err)
+{
+	struct nvrtc_job job = {source, name, o, exprs, n_exprs};
 	struct kf_child_limits lim = {0};
 	struct kf_child_result res;
 	struct kf_buf pl = KF_BUF_INIT(PAYLOAD_MAX), log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
@@ -265,6 +342,9 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
 	*out = NULL;
 	if (strlen(source) != len)
 		return kf_err_set(err, KF_ERR_INVALID, "'%s' contains a NUL byte", name);
+	if (n_exprs > NVRTC_MAX_NAMES)
+		return kf_err_set(err, KF_ERR_LIMIT, "'%s' instantiates %zu templates; at most %d", name,
+				  n_exprs, NVRTC_MAX_NAMES);
 	if (timeout_ms <= 0)
 		timeout_ms = KF_COMPILE_DEFAULT_TIMEOUT_MS;
 	lim.timeout_ms = timeout_ms;
@@ -356,6 +436,8 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
 		st = kf_err_set(err, KF_ERR_CRASH, "nvrtc compiled '%s' but returned no CUBIN", name);
 		goto done;
 	}
+	if ((st = take_names(c, &d, exprs, n_exprs, name, err)))
+		goto done;
 	c->image = malloc(d.cubin_len);
 	c->ptx = d.ptx_len ? kf_strndup(d.ptx, d.ptx_len) : NULL;
 	if (!c->image || (d.ptx_len && !c->ptx)) {

@@ -78,6 +78,13 @@ struct kf_kernel_res {
 	int spill_store_bytes, spill_load_bytes;
 };
 
+/* A template launch's name expression ("sgemm<128,8,float>") and the symbol the module knows it by:
+ * NVRTC's lowered (mangled) name on cuda, the entry trampoline's name on cpu. */
+struct kf_kernel_name {
+	char expr[128];
+	char lowered[128];
+};
+
 struct kf_compiled {
 	enum kf_backend_kind backend;
 	char arch[16];  /* cuda: the arch compiled for; cpu: "host" */
@@ -89,8 +96,10 @@ struct kf_compiled {
 	bool cached;
 	double wall_ms;
 	size_t n_kernels;
-	struct kf_kernel_res *kernels;
-	char compiler[64]; /* "nvrtc 13.0", "g++ 12.2.0" */
+	struct kf_kernel_res *kernels; /* a template instantiation's is named by its name expression */
+	size_t n_names;
+	struct kf_kernel_name *names; /* one per template name expression the file's launches use */
+	char compiler[64];            /* "nvrtc 13.0", "g++ 12.2.0" */
 };
 
 /* Static scan (PCRE2) for constructs a backend cannot run (cpu: inline PTX, wmma/mma, TMA, CUTLASS/CuTe,
@@ -103,6 +112,11 @@ enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kin
 enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
 			  struct kf_compiled **out, struct kf_err *err);
 void kf_compiled_free(struct kf_compiled *c);
+
+/* The symbol module c knows a launch's kernel by: kernel itself for an extern "C" kernel, the lowered
+ * name of a template name expression ("sgemm<128,8,float>"). KF_ERR_INVALID when c holds none for it. */
+enum kf_status kf_compiled_symbol(const struct kf_compiled *c, const char *kernel, char out[128],
+				  struct kf_err *err);
 
 /* ---- library baselines (core/baseline.h) ------------------------------------------------- */
 
@@ -117,6 +131,7 @@ enum kf_status kf_libcall_module(const struct kf_baseline *b, enum kf_backend_ki
 
 #define KF_MAX_BUFFERS 48
 #define KF_MAX_LAUNCHES 16
+#define KF_MAX_ZEROS 64 /* harness memsets (`// kforge:zero`) in one plan */
 #define KF_MAX_SLOTS 8
 #define KF_MAX_REPS 1000
 #define KF_GUARD_BYTES 4096 /* canary bytes before and after every device buffer (spec: >= 1 KiB) */

@@ -745,6 +745,17 @@ enum kf_status kf_session_start(const struct kf_worker_opts *opts, const struct 
 		return st;
 	s->arena_bytes = arena_bytes;
 	st = kf_proto_setup_from_plan(s->setup, plan, mod->image_len, arena_bytes, err);
+	/* The worker loads kernels by the module's own names: a template instantiation by its lowered
+	 * name (NVRTC's mangled name, the cpu module's trampoline). */
+	for (uint32_t l = 0; !st && l < s->setup->n_launches; l++) {
+		char sym[128];
+		st = kf_compiled_symbol(mod, s->setup->launches[l].kernel, sym, err);
+		if (st)
+			kf_err_prefix(err, "line %d", s->setup->launches[l].line);
+		else
+			snprintf(s->setup->launches[l].kernel, sizeof(s->setup->launches[l].kernel), "%s",
+				 sym);
+	}
 	if (st) {
 		kf_session_end(s, NULL);
 		return st;

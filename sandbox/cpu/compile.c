@@ -18,6 +18,7 @@
 #include "../compile_int.h"
 #include "cpu.h"
 #include "fs.h"
+#include "hash.h"
 
 #define SHIM_PREFIX "sandbox/cpu/shim/"
 #define PREPASS_MAX ((size_t)16 << 20)
@@ -229,6 +230,34 @@ static void add_quoted(struct kf_buf *b, const char *s)
 	kf_buf_addch(b, '"');
 }
 
+void kf_cpu_entry_name(const char *expr, char out[48])
+{
+	char hex[65];
+	kf_sha256_hex(expr, strlen(expr), hex);
+	snprintf(out, 48, "kf_t_%.24s", hex);
+}
+
+enum kf_status kf_cpu_names(struct kf_compiled *c, const char *const *exprs, size_t n, struct kf_err *err)
+{
+	free(c->names);
+	c->names = NULL;
+	c->n_names = 0;
+	if (!n)
+		return KF_OK;
+	c->names = calloc(n, sizeof(*c->names));
+	if (!c->names)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(exprs[i]) >= sizeof(c->names[i].expr))
+			return kf_err_set(err, KF_ERR_INVALID, "kernel name '%.40s...' is too long",
+					  exprs[i]);
+		snprintf(c->names[i].expr, sizeof(c->names[i].expr), "%s", exprs[i]);
+		kf_cpu_entry_name(exprs[i], c->names[i].lowered);
+	}
+	c->n_names = n;
+	return KF_OK;
+}
+
 enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, struct kf_err *err)
 {
 	if (!k || !k->source)
@@ -250,7 +279,12 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 	struct names ns = {0};
 	if (st == KF_OK)
 		st = find_kernels(k, src, len, &ns, err);
-	if (st == KF_OK && ns.n == 0)
+	const char *exprs[64];
+	size_t n_exprs = kf_kfile_name_exprs(k, exprs, KF_ARRAY_SIZE(exprs));
+	if (st == KF_OK && n_exprs > KF_ARRAY_SIZE(exprs))
+		st = kf_err_set(err, KF_ERR_LIMIT, "%s: more than %zu template instantiations",
+				k->path ? k->path : "kernel", KF_ARRAY_SIZE(exprs));
+	if (st == KF_OK && ns.n == 0 && n_exprs == 0)
 		st = kf_err_set(err, KF_ERR_INVALID, "%s: no extern \"C\" __global__ kernel found",
 				k->path ? k->path : "kernel");
 	if (st == KF_OK) {
@@ -263,6 +297,14 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 		for (size_t i = 0; i < ns.n; i++)
 			a |= kf_buf_addf(out, "KF_EXPORT void kf_entry_%s(void **a) { kf_invoke(%s, a); }\n",
 					 ns.v[i], ns.v[i]);
+		/* A template launch: taking the address of the specialisation instantiates it (as NVRTC's
+		 * name expression does); the trampoline has a name of its own (kf_cpu_entry_name). */
+		for (size_t i = 0; i < n_exprs; i++) {
+			char sym[48];
+			kf_cpu_entry_name(exprs[i], sym);
+			a |= kf_buf_addf(out, "KF_EXPORT void kf_entry_%s(void **a) { kf_invoke(&%s, a); }\n",
+					 sym, exprs[i]);
+		}
 		if (a != KF_OK)
 			st = kf_err_set(err, KF_ERR_LIMIT, "pre-passed source of '%s' is too large",
 					k->path ? k->path : "kernel");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sandbox/compile_int.h"
+#include "sandbox/cpu/cpu.h"
 #include "sandbox/sandbox.h"
 #include "testing.h"
 
@@ -457,6 +458,63 @@ static void test_cpu_backend_cached(void)
 	kf_kfile_free(k);
 }
 
+/* Template launches: NVRTC instantiates each name expression and reports its lowered name, the
+ * resources of those entries are named by the expression, the cache keeps the names, and the cpu
+ * module's trampolines have names of their own. */
+static void test_template_names(void)
+{
+	char dir[256];
+	struct kf_kfile *k = load("templates.cu");
+	struct kf_compiled *a = NULL, *b = NULL, *c = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_compile_opts o;
+	char sym[128];
+	fresh_cache(dir, sizeof(dir), "templates");
+	o = cuda_opts(dir);
+	if (!k)
+		KF_SKIP("fixture did not load");
+	CHECKF(kf_compile(k, &o, &a, &err) == KF_OK, "%s %s", err.msg, a ? a->log : "");
+	CHECKF(kf_compile(k, &o, &b, &err) == KF_OK, "%s", err.msg);
+	if (a && b) {
+		CHECK(b->cached);
+		CHECK_EQ_INT(a->n_names, 2);
+		CHECK_EQ_INT(b->n_names, 2);
+		if (a->n_names == 2 && b->n_names == 2) {
+			CHECK_STR(str(a->names[0].expr), "scale<float,256>");
+			CHECK_STR(str(a->names[1].expr), "scale<double,128>");
+			CHECK(!strncmp(a->names[0].lowered, "_Z5scale", 8));
+			CHECK(strcmp(a->names[0].lowered, a->names[1].lowered) != 0);
+			CHECK_STR(str(b->names[1].lowered), str(a->names[1].lowered));
+		}
+		CHECKF(kf_compiled_symbol(b, "scale<double,128>", sym, &err) == KF_OK, "%s", err.msg);
+		CHECK_STR(str(sym), str(a->names[1].lowered));
+		CHECK(kf_compiled_symbol(b, "plain", sym, &err) == KF_OK && !strcmp(sym, "plain"));
+		CHECK_EQ_INT(kf_compiled_symbol(b, "scale<int,1>", sym, &err), KF_ERR_INVALID);
+		CHECK_CONTAINS(err.msg, "no instantiation of 'scale<int,1>'");
+		/* ptxas resources under the names the plans use */
+		bool f = false, d = false, p = false;
+		for (size_t i = 0; i < b->n_kernels; i++) {
+			f |= !strcmp(b->kernels[i].name, "scale<float,256>");
+			d |= !strcmp(b->kernels[i].name, "scale<double,128>");
+			p |= !strcmp(b->kernels[i].name, "plain");
+		}
+		CHECK(f && d && p);
+	}
+	o.backend = KF_BACKEND_CPU;
+	CHECKF(kf_compile(k, &o, &c, &err) == KF_OK, "%s %s", err.msg, c ? c->log : "");
+	if (c) {
+		char want[48];
+		CHECK_EQ_INT(c->n_names, 2);
+		kf_cpu_entry_name("scale<float,256>", want);
+		CHECK(kf_compiled_symbol(c, "scale<float,256>", sym, &err) == KF_OK && !strcmp(sym, want));
+		CHECK(!strncmp(want, "kf_t_", 5) && strlen(want) == 29);
+	}
+	kf_compiled_free(a);
+	kf_compiled_free(b);
+	kf_compiled_free(c);
+	kf_kfile_free(k);
+}
+
 static void setup(void)
 {
 	if (!mkdtemp(cache_root)) {
@@ -474,13 +532,11 @@ static void teardown(void)
 }
 
 static const struct kf_test_case cases[] = {
-    TEST(test_backend_name),       TEST(test_pick_arch),
-    TEST(test_ptxas_parse),        TEST(test_good_kernel),
-    TEST(test_syntax_error),       TEST(test_cache_hit),
-    TEST(test_bomb_times_out),     TEST(test_fp16_bf16_headers),
-    TEST(test_cccl_headers),       TEST(test_wgmma_picks_sm90a),
-    TEST(test_two_kernels_stack),  TEST(test_bad_arch_is_invalid),
-    TEST(test_cache_dir_env),      TEST(test_unwritable_cache_still_compiles),
+    TEST(test_backend_name),        TEST(test_pick_arch),         TEST(test_template_names),
+    TEST(test_ptxas_parse),         TEST(test_good_kernel),       TEST(test_syntax_error),
+    TEST(test_cache_hit),           TEST(test_bomb_times_out),    TEST(test_fp16_bf16_headers),
+    TEST(test_cccl_headers),        TEST(test_wgmma_picks_sm90a), TEST(test_two_kernels_stack),
+    TEST(test_bad_arch_is_invalid), TEST(test_cache_dir_env),     TEST(test_unwritable_cache_still_compiles),
     TEST(test_cpu_backend_cached),
 };
 
