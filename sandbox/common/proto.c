@@ -176,6 +176,14 @@ enum kf_status kf_proto_hello_decode(const void *buf, size_t n, struct kf_proto_
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
+/* A zero operation must fill an output, inout or scratch buffer before an existing launch. */
+static bool zero_valid(const struct kf_plan_zero *z, uint32_t n_buffers, uint32_t n_launches,
+		       const struct kf_proto_buffer *buffers)
+{
+	return z->buffer < n_buffers && z->before < n_launches && z->byte <= 255 &&
+	       (buffers[z->buffer].role != KF_ROLE_INPUT || buffers[z->buffer].is_scratch);
+}
+
 enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct kf_plan *plan,
 					uint64_t image_len, uint64_t arena_bytes, struct kf_err *err)
 {
@@ -225,6 +233,19 @@ enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct k
 		}
 		s->launches[l] = *pl;
 	}
+	if (plan->n_zeros > KF_MAX_ZEROS)
+		return kf_err_set(err, KF_ERR_LIMIT, "plan has %zu zero operations, at most %d are supported",
+				  plan->n_zeros, KF_MAX_ZEROS);
+	s->n_zeros = (uint32_t)plan->n_zeros;
+	for (size_t z = 0; z < plan->n_zeros; z++) {
+		if (!zero_valid(&plan->zeros[z], s->n_buffers, s->n_launches, s->buffers))
+			return kf_err_set(err, KF_ERR_INVALID,
+					  "line %d: zero of buffer %u before launch %u with byte %u is not "
+					  "allowed",
+					  plan->zeros[z].line, plan->zeros[z].buffer, plan->zeros[z].before,
+					  plan->zeros[z].byte);
+		s->zeros[z] = plan->zeros[z];
+	}
 	return KF_OK;
 }
 
@@ -234,7 +255,7 @@ size_t kf_proto_setup_encode(void *buf, size_t cap, const struct kf_proto_setup 
 	struct kf_wire_setup *w = buf;
 
 	if (cap < sizeof(*w) || (uintptr_t)buf % _Alignof(max_align_t) || s->n_buffers > KF_MAX_BUFFERS ||
-	    s->n_launches > KF_MAX_LAUNCHES)
+	    s->n_launches > KF_MAX_LAUNCHES || s->n_zeros > KF_MAX_ZEROS)
 		return 0;
 	*w = zero;
 	hdr_init(&w->h, KF_MSG_SETUP, sizeof(*w));
@@ -243,6 +264,13 @@ size_t kf_proto_setup_encode(void *buf, size_t cap, const struct kf_proto_setup 
 	w->guard_bytes = s->guard_bytes;
 	w->n_buffers = s->n_buffers;
 	w->n_launches = s->n_launches;
+	w->n_zeros = s->n_zeros;
+	for (uint32_t z = 0; z < s->n_zeros; z++) {
+		w->zeros[z].buffer = s->zeros[z].buffer;
+		w->zeros[z].before = s->zeros[z].before;
+		w->zeros[z].byte = s->zeros[z].byte;
+		w->zeros[z].line = s->zeros[z].line;
+	}
 	for (uint32_t i = 0; i < s->n_buffers; i++) {
 		w->buffers[i].n_bytes = s->buffers[i].n_bytes;
 		w->buffers[i].role = (uint32_t)s->buffers[i].role;
@@ -295,6 +323,9 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 	if (w->n_launches == 0 || w->n_launches > KF_MAX_LAUNCHES)
 		return kf_err_set(err, KF_ERR_PARSE, "setup: %u launches, expected 1..%d",
 				  (unsigned)w->n_launches, KF_MAX_LAUNCHES);
+	if (w->n_zeros > KF_MAX_ZEROS)
+		return kf_err_set(err, KF_ERR_PARSE, "setup: %u zero operations, at most %d",
+				  (unsigned)w->n_zeros, KF_MAX_ZEROS);
 	s->image_len = w->image_len;
 	s->arena_bytes = w->arena_bytes;
 	s->guard_bytes = w->guard_bytes;
@@ -356,6 +387,16 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 						  (unsigned)a, (unsigned)wa->kind);
 			}
 		}
+	}
+	s->n_zeros = w->n_zeros;
+	for (uint32_t z = 0; z < w->n_zeros; z++) {
+		const struct kf_wire_zero *wz = &w->zeros[z];
+		struct kf_plan_zero pz = {wz->buffer, wz->before, wz->byte, wz->line};
+		if (!zero_valid(&pz, s->n_buffers, s->n_launches, s->buffers))
+			return kf_err_set(
+			    err, KF_ERR_PARSE, "setup: zero %u fills buffer %u before launch %u with byte %u",
+			    (unsigned)z, (unsigned)wz->buffer, (unsigned)wz->before, (unsigned)wz->byte);
+		s->zeros[z] = pz;
 	}
 	return KF_OK;
 }

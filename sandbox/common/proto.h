@@ -14,7 +14,9 @@
  * A step in the worker: allocate the slot (first use, or REALLOC: new blocks before the old are freed),
  * POISON (guards get the canary, output and scratch data the poison), COPY_IN (so an explicit input
  * wins over poison), `reps` runs of the plan (FLUSH_L2 before each, a time each when TIME), COPY_OUT
- * when the runs succeeded. Device data addresses go back in addr[].
+ * when the runs succeeded. Device data addresses go back in addr[]. A run of the plan is its launches in
+ * order, each preceded by the plan's zero operations for it (`// kforge:zero`: a byte fill of an
+ * output, inout or scratch buffer's data, never of its guards).
  *
  * Arena layout for KF_STEP_COPY_OUT of buffer i at out_off (guard = KF_GUARD_BYTES):
  *   [out_off, +guard)                     front guard: canary bytes, byte k = byte (k % 4) of the
@@ -39,7 +41,7 @@
 #include "../sandbox.h"
 
 #define KF_PROTO_MAGIC 0x5057464bu /* "KFWP" in little-endian byte order */
-#define KF_PROTO_VERSION 1u
+#define KF_PROTO_VERSION 2u
 #define KF_PROTO_MSG_MAX (64 * 1024) /* bytes: the largest datagram either side sends or accepts */
 #define KF_PROTO_TEXT 512            /* bytes of a reason / message field, NUL included */
 #define KF_PROTO_DATA_ALIGN 256      /* bytes: device data is padded to this (cudaMalloc alignment) */
@@ -106,12 +108,18 @@ struct kf_wire_launch {
 	struct kf_wire_arg args[KF_PLAN_MAX_ARGS];
 };
 
+struct kf_wire_zero {
+	uint32_t buffer, before, byte;
+	int32_t line;
+};
+
 struct kf_wire_setup {
 	struct kf_wire_hdr h;
 	uint64_t image_len, arena_bytes;
-	uint32_t guard_bytes, n_buffers, n_launches, pad;
+	uint32_t guard_bytes, n_buffers, n_launches, n_zeros;
 	struct kf_wire_buffer buffers[KF_MAX_BUFFERS];
 	struct kf_wire_launch launches[KF_MAX_LAUNCHES];
+	struct kf_wire_zero zeros[KF_MAX_ZEROS];
 };
 
 struct kf_wire_status {
@@ -168,9 +176,10 @@ struct kf_proto_setup {
 	uint64_t image_len;   /* bytes of the module image in the image memfd */
 	uint64_t arena_bytes; /* size of the arena memfd */
 	uint32_t guard_bytes; /* KF_GUARD_BYTES */
-	uint32_t n_buffers, n_launches;
+	uint32_t n_buffers, n_launches, n_zeros;
 	struct kf_proto_buffer buffers[KF_MAX_BUFFERS];
 	struct kf_plan_launch launches[KF_MAX_LAUNCHES];
+	struct kf_plan_zero zeros[KF_MAX_ZEROS]; /* before launch `before`, in plan order */
 };
 
 /* SETUP_OK / SETUP_ERR. */
@@ -181,8 +190,9 @@ struct kf_proto_status {
 
 /* ---- building and checking ------------------------------------------------------------------- */
 
-/* Fills s from a plan: KF_ERR_LIMIT when it has more launches, buffers or arguments than the protocol
- * carries, KF_ERR_INVALID for an argument naming a missing buffer or a scalar that is not 4 or 8 bytes. */
+/* Fills s from a plan: KF_ERR_LIMIT when it has more launches, buffers, zeros or arguments than the
+ * protocol carries, KF_ERR_INVALID for an argument naming a missing buffer, a scalar that is not 4 or 8
+ * bytes, or a zero of an input buffer, a missing buffer or launch, or a value over a byte. */
 enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct kf_plan *plan,
 					uint64_t image_len, uint64_t arena_bytes, struct kf_err *err);
 

@@ -1,6 +1,7 @@
 /* The worker's step engine: allocation slots of guarded buffers, poison and canary fills, copies
- * between the shared arena and the device, and the timed repetitions of the plan. Backend-neutral:
- * everything goes through struct kf_backend_ops (device addresses are plain uint64_t). */
+ * between the shared arena and the device, the plan's zero operations, and the timed repetitions of the
+ * plan. Backend-neutral: everything goes through struct kf_backend_ops (device addresses are plain
+ * uint64_t). */
 #include "worker.h"
 
 #include "../../core/baseline.h" /* KF_LIBCALL_PREFIX */
@@ -243,6 +244,57 @@ static enum kf_status poison(struct kf_wk *wk, const struct kf_wk_slot *sl, cons
 	return KF_OK;
 }
 
+static bool zero_before(const struct kf_proto_setup *s, uint32_t l)
+{
+	for (uint32_t z = 0; z < s->n_zeros; z++)
+		if (s->zeros[z].before == l)
+			return true;
+	return false;
+}
+
+/* One run of the plan: its launches in order, each preceded by the zero operations placed before it
+ * (`// kforge:zero`: every byte of the buffer's data set, as a host cudaMemset would; the guards keep
+ * their canary). Launches with no zero between them go to the backend in one call; the run's time and
+ * kernel count are the sums over those calls (a memset is not a kernel: no clock counts it). */
+static enum kf_status run_plan(struct kf_wk *wk, const struct kf_wk_slot *sl, bool want_time,
+			       struct kf_be_run_stats *stats, bool *fatal, char *msg, size_t msg_len)
+{
+	const struct kf_proto_setup *s = &wk->setup;
+	uint32_t l = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	while (l < s->n_launches) {
+		struct kf_be_run_stats part;
+		uint32_t end = l + 1;
+		enum kf_status st;
+		for (uint32_t z = 0; z < s->n_zeros; z++) {
+			const struct kf_plan_zero *pz = &s->zeros[z];
+			if (pz->before != l)
+				continue;
+			st = fill_bytes(wk, sl->base[pz->buffer] + G, pz->byte * 0x01010101u,
+					s->buffers[pz->buffer].n_bytes, msg, msg_len);
+			if (st) {
+				char m[KF_PROTO_TEXT];
+				snprintf(m, sizeof(m), "line %d: cannot zero buffer %u: %s", (int)pz->line,
+					 (unsigned)pz->buffer, msg);
+				snprintf(msg, msg_len, "%s", m);
+				return st;
+			}
+		}
+		while (end < s->n_launches && !zero_before(s, end))
+			end++;
+		memset(&part, 0, sizeof(part));
+		st = wk->ops->run(&wk->launches[l], end - l, want_time, &part, fatal, msg, msg_len);
+		if (st)
+			return st;
+		stats->time_ns += part.time_ns;
+		stats->kernels_seen += part.kernels_seen;
+		memcpy(stats->timing_source, part.timing_source, sizeof(stats->timing_source));
+		l = end;
+	}
+	return KF_OK;
+}
+
 static void fail(struct kf_step_result *res, enum kf_status st, const char *what, const char *msg)
 {
 	res->status = st;
@@ -319,8 +371,7 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 			}
 		}
 		msg[0] = '\0';
-		st = wk->ops->run(wk->launches, s->n_launches, (stp->flags & KF_STEP_TIME) != 0, &stats,
-				  &fatal, msg, sizeof(msg));
+		st = run_plan(wk, sl, (stp->flags & KF_STEP_TIME) != 0, &stats, &fatal, msg, sizeof(msg));
 		if (st) {
 			res->status = st;
 			snprintf(res->msg, sizeof(res->msg), "%s", msg[0] ? msg : kf_status_name(st));

@@ -123,7 +123,10 @@ static void header_checks(void)
 	CHECK_EQ_INT(kf_proto_empty_decode(buf, n, KF_MSG_RUNNING, &err), KF_ERR_PARSE);
 }
 
-/* A two-launch plan over three buffers: a(in), b(in), c(out), scratch s. */
+static struct kf_plan_zero zeros[2] = {{2, 0, 0, 5}, {3, 1, 0xab, 6}};
+
+/* A two-launch plan over three buffers: a(in), b(in), c(out), scratch s; c zeroed before the plan and
+ * s set to 0xab before the second launch. */
 static void make_plan(struct kf_plan *p, struct kf_plan_launch *l, struct kf_plan_buffer *b)
 {
 	memset(p, 0, sizeof(*p));
@@ -154,6 +157,10 @@ static void make_plan(struct kf_plan *p, struct kf_plan_launch *l, struct kf_pla
 	p->launches = l;
 	p->n_buffers = 4;
 	p->buffers = b;
+	zeros[0] = (struct kf_plan_zero){2, 0, 0, 5};
+	zeros[1] = (struct kf_plan_zero){3, 1, 0xab, 6};
+	p->n_zeros = 2;
+	p->zeros = zeros;
 }
 
 static void setup_roundtrip(void)
@@ -184,8 +191,25 @@ static void setup_roundtrip(void)
 	CHECK_EQ_INT(d.launches[1].args[3].bytes[0], 0x2a);
 	CHECK_EQ_INT(d.launches[0].block[0], 256);
 	CHECK_EQ_INT(d.launches[1].line, 11);
+	CHECK_EQ_INT(d.n_zeros, 2);
+	CHECK(d.zeros[0].buffer == 2 && d.zeros[0].before == 0 && d.zeros[0].byte == 0 &&
+	      d.zeros[0].line == 5);
+	CHECK(d.zeros[1].buffer == 3 && d.zeros[1].before == 1 && d.zeros[1].byte == 0xab);
 
 	/* plans the protocol cannot carry */
+	zeros[0].buffer = 0; /* an input */
+	CHECK_EQ_INT(kf_proto_setup_from_plan(&s, &p, 1000, 1 << 20, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "line 5: zero of buffer 0");
+	zeros[0].buffer = 2;
+	zeros[1].before = 2; /* no such launch */
+	CHECK_EQ_INT(kf_proto_setup_from_plan(&s, &p, 1000, 1 << 20, &err), KF_ERR_INVALID);
+	zeros[1].before = 1;
+	zeros[1].byte = 256;
+	CHECK_EQ_INT(kf_proto_setup_from_plan(&s, &p, 1000, 1 << 20, &err), KF_ERR_INVALID);
+	zeros[1].byte = 0xab;
+	p.n_zeros = KF_MAX_ZEROS + 1;
+	CHECK_EQ_INT(kf_proto_setup_from_plan(&s, &p, 1000, 1 << 20, &err), KF_ERR_LIMIT);
+	p.n_zeros = 2;
 	l[0].args[1].buffer = 4;
 	CHECK_EQ_INT(kf_proto_setup_from_plan(&s, &p, 1000, 1 << 20, &err), KF_ERR_INVALID);
 	l[0].args[1].buffer = 1;
@@ -238,6 +262,11 @@ static void setup_hostile(void)
 	MUTATE(memset(w->launches[0].kernel, 'x', sizeof(w->launches[0].kernel)),
 	       snprintf(w->launches[0].kernel, 128, "k0"), "NUL");
 	MUTATE(w->launches[0].kernel[0] = 0, snprintf(w->launches[0].kernel, 128, "k0"), "kernel name");
+	MUTATE(w->n_zeros = KF_MAX_ZEROS + 1, w->n_zeros = 2, "zero operations");
+	MUTATE(w->zeros[0].buffer = 1, w->zeros[0].buffer = 2, "zero 0 fills buffer 1"); /* an input */
+	MUTATE(w->zeros[0].buffer = 4, w->zeros[0].buffer = 2, "fills buffer 4");
+	MUTATE(w->zeros[1].before = 2, w->zeros[1].before = 1, "before launch 2");
+	MUTATE(w->zeros[1].byte = 300, w->zeros[1].byte = 0xab, "byte 300");
 #undef MUTATE
 	CHECK_EQ_INT(kf_proto_setup_decode(buf, n, &d, &err), KF_OK); /* every undo restored it */
 	CHECK_EQ_INT(kf_proto_setup_decode(buf, n - 1, &d, &err), KF_ERR_PARSE);

@@ -388,6 +388,115 @@ static void vector_add_steps(void)
 	fx_free(&f);
 }
 
+/* `// kforge:zero` in the worker: a buffer zeroed before the plan is zero at the start of every run
+ * (reps accumulate nothing), a zero between two launches overwrites what the first wrote, the guards
+ * keep their canary; and template instantiations run in plan order under their own entry names. */
+static const char *ZERO_PLAN =
+    "// kforge:scratch s u8 (N)\n"
+    "// kforge:zero c\n"
+    "// kforge:launch acc<float, 256> grid=(cdiv(N, 256)) block=(256) args=(a, c, s, N)\n"
+    "// kforge:zero s byte=7\n"
+    "// kforge:launch addk<2> grid=(cdiv(N, 128)) block=(128) args=(s, b, c, N)\n"
+    "template <typename T, int BLOCK>\n"
+    "__global__ void acc(const T *a, T *c, unsigned char *s, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * BLOCK + threadIdx.x;\n"
+    "\tif (i < N) {\n"
+    "\t\tc[i] += a[i]; /* needs c zeroed */\n"
+    "\t\ts[i] = 1;\n"
+    "\t}\n"
+    "}\n"
+    "template <int K>\n"
+    "__global__ void addk(const unsigned char *s, const float *b, float *c, int N)\n"
+    "{\n"
+    "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "\tif (i < N)\n"
+    "\t\tc[i] += (float)s[i] + K * b[i];\n"
+    "}\n";
+
+static void zero_and_templates(void)
+{
+	enum { N = 1001 };
+	const size_t nb = N * sizeof(float), G = KF_GUARD_BYTES, ob = nb + 2 * KF_GUARD_BYTES;
+	const size_t sb = (N + 2 * KF_GUARD_BYTES + 255) / 256 * 256;
+	const size_t off_a = 0, off_b = nb, off_oc = 2 * nb, off_os = 2 * nb + ob;
+	struct kf_worker_opts o = {.backend = KF_BACKEND_CPU};
+	static struct kf_step_result r;
+	struct kf_step st;
+	struct kf_session *s = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct fx f;
+	float *a, *b, *c;
+	uint8_t *arena;
+
+	if (!fx_make(&f, VECTOR_TASK, ZERO_PLAN, "N", N)) {
+		CHECK(!"fixture");
+		return;
+	}
+	CHECK_EQ_INT(f.p->n_zeros, 2);
+	CHECK_EQ_INT(f.c->n_names, 2);
+	CHECKF(kf_session_start(&o, f.c, f.p, 2 * nb + ob + sb, &s, &err) == KF_OK, "%s", err.msg);
+	if (!s) {
+		fx_free(&f);
+		return;
+	}
+	arena = kf_session_arena(s);
+	a = (float *)(arena + off_a);
+	b = (float *)(arena + off_b);
+	for (int i = 0; i < N; i++) {
+		a[i] = (float)i * 0.25f;
+		b[i] = (float)(i % 7) - 3.0f;
+	}
+	step_init(&st, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT, 0, 3);
+	st.in_off[0] = (int64_t)off_a;
+	st.in_off[1] = (int64_t)off_b;
+	st.out_off[2] = (int64_t)off_oc;
+	st.out_off[3] = (int64_t)off_os;
+	CHECK_EQ_INT(kf_session_step(s, &st, &r, &err), KF_OK);
+	CHECKF(r.status == KF_OK, "%s", r.msg);
+	c = (float *)(arena + off_oc + G);
+	{
+		int bad = 0, bad_s = 0;
+		for (int i = 0; i < N; i++)
+			bad += c[i] != a[i] + 7.0f + 2.0f * b[i];
+		for (int i = 0; i < N; i++)
+			bad_s += arena[off_os + G + (size_t)i] != 7;
+		CHECK_EQ_INT(bad, 0);
+		CHECK_EQ_INT(bad_s, 0);
+	}
+	CHECK(guard_ok(arena + off_oc, G, CANARY));
+	CHECK(guard_ok(arena + off_oc + G + nb, G, CANARY));
+	CHECK(guard_ok(arena + off_os, G, CANARY));
+	CHECK(guard_ok(arena + off_os + G + N, G, CANARY));
+	kf_session_end(s, NULL);
+	fx_free(&f);
+
+	/* without the zero the accumulation starts from poison */
+	{
+		char *src = kf_strdup(ZERO_PLAN), *z = strstr(src, "// kforge:zero c\n");
+		memcpy(z, "// zeroing c: no", 16);
+		if (!fx_make(&f, VECTOR_TASK, src, "N", N)) {
+			CHECK(!"fixture");
+			free(src);
+			return;
+		}
+		CHECK_EQ_INT(f.p->n_zeros, 1);
+		CHECKF(kf_session_start(&o, f.c, f.p, 2 * nb + ob + sb, &s, &err) == KF_OK, "%s", err.msg);
+		if (s) {
+			arena = kf_session_arena(s);
+			for (int i = 0; i < N; i++)
+				((float *)arena)[i] = 1.0f;
+			CHECK_EQ_INT(kf_session_step(s, &st, &r, &err), KF_OK);
+			CHECKF(r.status == KF_OK, "%s", r.msg);
+			c = (float *)(arena + off_oc + G);
+			CHECK(c[0] != c[0]); /* NaN poison plus anything */
+			kf_session_end(s, NULL);
+		}
+		fx_free(&f);
+		free(src);
+	}
+}
+
 /* u8 buffers of odd length: the rear guard starts unaligned and must still hold the canary in phase,
  * and a write one past the end lands in it. */
 static const char *U8_TASK =
@@ -887,6 +996,7 @@ static const struct kf_test_case cases[] = {
     TEST(worker_talks_garbage),
     TEST(worker_env_scrubbed),
     TEST(vector_add_steps),
+    TEST(zero_and_templates),
     TEST(unaligned_guards),
     TEST(write_past_end_hits_guard),
     TEST(null_deref_is_runtime),
