@@ -1,6 +1,7 @@
 /* kforge tasks lint TASK...: finds degenerate tasks — outputs all near zero, outputs that ignore the
- * seed, inputs that do not affect the output — because such tasks let a kernel that does nothing pass.
- * Exit 0 when every task is clean, 1 when any has findings, 2 on a bad task file. */
+ * seed, inputs that do not affect the output — because such tasks let a kernel that does nothing pass;
+ * and warns where a constraint removes every tail case of a dim. Exit 0 when every task is clean (or has
+ * warnings only), 1 when any has findings, 2 on a bad task file. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,9 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 			 "  near_zero_output  every output value within atol of zero\n"
 			 "  seed_independent  outputs identical for two input seeds\n"
 			 "  input_ignored     an input that does not change any output\n"
-			 "  reference_error   the reference fails to compile or run\n",
+			 "  reference_error   the reference fails to compile or run\n"
+			 "  constraint_no_tails (warning) a constraint leaves a dim one residue\n"
+			 "                    mod 32, so no tail case of it is checked\n",
 			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, KF_ARRAY_SIZE(pos), &n_pos,
 			 "lint needs at least one TASK", &rc))
 		return rc;
@@ -45,8 +48,9 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 			kf_task_free(t);
 			continue;
 		}
-		if (nf && worst < 1)
-			worst = 1;
+		for (size_t k = 0; k < nf; k++)
+			if (!f[k].warning && worst < 1)
+				worst = 1;
 		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 		cJSON_AddStringToObject(j, "task", t->name);
 		cJSON_AddStringToObject(j, "path", pos[i]);
@@ -54,9 +58,11 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "check", f[k].check);
 			cJSON_AddStringToObject(e, "detail", f[k].detail);
+			cJSON_AddBoolToObject(e, "warning", f[k].warning);
 			cJSON_AddItemToArray(arr, e);
 			if (!json)
-				printf("%s: %s: %s\n", pos[i], f[k].check, f[k].detail);
+				printf("%s: %s%s: %s\n", pos[i], f[k].warning ? "warning: " : "", f[k].check,
+				       f[k].detail);
 		}
 		if (!json && !nf)
 			printf("ok %s\n", t->name);

@@ -1,9 +1,16 @@
-/* The shapes a candidate is checked at: the task's public and hidden shapes, then edge shapes derived
- * from them (dims of 1, primes, one past a power of two), bounded by what the task declares. */
+/* The shapes a candidate is checked at: the task's public and hidden shapes, then shapes derived from
+ * them — edge shapes (every free dim at its smallest value, at a prime, one past a power of two) and
+ * residue shapes drawn per run from the secret seed, which together give every free dim every residue
+ * mod 32 (so mod 2, 4, 8 and 16 too) its range and constraints allow. Derived values never pass the
+ * largest value the task declares for a dim, always satisfy its `constraints`, and never touch a
+ * fixed_dims dim. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "verifier.h"
+
+#define RESIDUE_MOD 32
 
 static bool is_prime(int64_t n)
 {
@@ -13,14 +20,6 @@ static bool is_prime(int64_t n)
 		if (n % d == 0)
 			return false;
 	return true;
-}
-
-static int64_t prime_at_most(int64_t n)
-{
-	for (int64_t p = n; p >= 2; p--)
-		if (is_prime(p))
-			return p;
-	return 1;
 }
 
 /* The largest 2^k + 1 that is <= n (and >= 3), else n. */
@@ -44,126 +43,335 @@ static bool same_shape(const struct kf_shape *a, const struct kf_shape *b)
 	return true;
 }
 
-static bool is_fixed(const struct kf_task *t, const char *dim)
-{
-	for (size_t i = 0; i < t->n_fixed; i++)
-		if (!strcmp(t->fixed_dims[i], dim))
-			return true;
-	return false;
-}
-
 struct shape_list {
-	struct kf_shape *v;
-	enum kf_shape_kind *k;
+	struct kf_checked_shape *v;
 	size_t n, cap;
 };
 
 static enum kf_status push(struct shape_list *l, const struct kf_shape *s, enum kf_shape_kind kind,
-			   bool dedup)
+			   bool residue, bool dedup)
 {
 	if (dedup)
 		for (size_t i = 0; i < l->n; i++)
-			if (same_shape(&l->v[i], s))
+			if (same_shape(&l->v[i].shape, s))
 				return KF_OK;
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 16;
-		struct kf_shape *nv = realloc(l->v, nc * sizeof(*nv));
-		enum kf_shape_kind *nk;
+		struct kf_checked_shape *nv = realloc(l->v, nc * sizeof(*nv));
 		if (!nv)
 			return KF_ERR_NOMEM;
 		l->v = nv;
-		nk = realloc(l->k, nc * sizeof(*nk));
-		if (!nk)
-			return KF_ERR_NOMEM;
-		l->k = nk;
 		l->cap = nc;
 	}
-	l->v[l->n] = *s;
-	l->k[l->n] = kind;
+	l->v[l->n].shape = *s;
+	l->v[l->n].kind = kind;
+	l->v[l->n].residue = residue;
 	l->n++;
 	return KF_OK;
 }
 
-/* Edge variants of dim value base with declared maximum max. */
-static int64_t edge_value(int which, int64_t base, int64_t max)
+/* The range a derived value of dim d may take: [lo, hi] stepping by m (constraints), hi never above the
+ * largest value the task declares for the dim. */
+struct dim_range {
+	bool free;
+	int64_t lo, hi, m;
+};
+
+static int64_t round_up(int64_t v, int64_t m)
 {
-	switch (which) {
-	case 0:
-		return 1;
-	case 1:
-		return prime_at_most(base >= 2 ? base : max);
-	default: {
-		int64_t lim = base * 2 < max ? base * 2 : max;
-		return pow2_plus1_at_most(lim);
-	}
-	}
+	return (v + m - 1) / m * m;
 }
 
-enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict,
-				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n,
-				struct kf_err *err)
+/* The allowed value nearest to v: the smallest one >= v, or the largest one when none is. */
+static int64_t snap(const struct dim_range *r, int64_t v)
+{
+	int64_t up = round_up(v < r->lo ? r->lo : v, r->m), down = r->hi / r->m * r->m;
+	return up <= r->hi ? up : down;
+}
+
+/* The smallest allowed value of r congruent to res mod RESIDUE_MOD, or -1 when there is none. */
+static int64_t first_with_residue(const struct dim_range *r, int64_t res)
+{
+	int64_t v = round_up(r->lo, r->m);
+	for (int k = 0; k < RESIDUE_MOD && v <= r->hi; k++, v += r->m)
+		if (v % RESIDUE_MOD == res)
+			return v;
+	return -1;
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Cost of a shape for the cpu backend: the elements of every tensor, and the flops when declared. */
+static void shape_cost(const struct kf_task *t, const struct kf_shape *s, double *elems, double *flops)
+{
+	*elems = 0;
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		int64_t n;
+		if (kf_task_numel(t, i, s, &n, NULL) == KF_OK)
+			*elems += (double)n;
+		else
+			*elems = 1e300; /* undefined there: treated as over any budget */
+	}
+	if (!kf_task_flops(t, s, flops))
+		*flops = 0;
+}
+
+static uint64_t draw(struct kf_rng *rng, uint64_t n)
+{
+	return n ? kf_rng_next(rng) % n : 0;
+}
+
+/* A prime in [hi/2, hi] drawn from rng (the largest prime <= hi when the draw finds none quickly),
+ * snapped to the dim's constraint. */
+static int64_t drawn_prime(const struct dim_range *r, struct kf_rng *rng)
+{
+	int64_t lo = r->hi / 2 > r->lo ? r->hi / 2 : r->lo;
+	if (r->m == 1) {
+		for (int tries = 0; tries < 64 && r->hi >= 2; tries++) {
+			int64_t v = lo + (int64_t)draw(rng, (uint64_t)(r->hi - lo + 1));
+			if (is_prime(v))
+				return v;
+		}
+		for (int64_t v = r->hi; v >= 2 && v >= r->lo; v--)
+			if (is_prime(v))
+				return v;
+	}
+	/* no prime is allowed (multiple_of > 1) or none lies in range: the nearest allowed value */
+	return snap(r, lo + (int64_t)draw(rng, (uint64_t)(r->hi - lo + 1)));
+}
+
+enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict, uint64_t seed,
+				struct kf_checked_shape **out, size_t *n, struct kf_err *err)
 {
 	struct shape_list l = {0};
-	int64_t maxv[KF_MAX_DIMS];
+	struct dim_range R[KF_MAX_DIMS];
 	enum kf_status st = KF_OK;
+	size_t n_declared;
 
+	*out = NULL;
+	*n = 0;
 	for (size_t i = 0; i < t->n_public && !st; i++)
-		st = push(&l, &t->shapes_public[i], KF_SHAPE_PUBLIC, false);
+		st = push(&l, &t->shapes_public[i], KF_SHAPE_PUBLIC, false, false);
 	for (size_t i = 0; i < t->n_hidden && !st; i++)
-		st = push(&l, &t->shapes_hidden[i], KF_SHAPE_HIDDEN, false);
+		st = push(&l, &t->shapes_hidden[i], KF_SHAPE_HIDDEN, false, false);
+	n_declared = l.n;
 
 	if (!st && edges && t->n_public) {
 		const struct kf_shape *base = &t->shapes_public[0];
-		for (size_t d = 0; d < t->n_dims; d++) {
-			maxv[d] = 0;
-			for (size_t i = 0; i < l.n; i++) {
+		struct kf_rng rng;
+		double budget_elems = 0, budget_flops = 0;
+		size_t n_res = 0;
+		int64_t res[KF_MAX_DIMS][RESIDUE_MOD];
+		size_t n_r[KF_MAX_DIMS];
+
+		kf_rng_seed(&rng, kf_mix64(seed ^ 0x7265736964756573ull)); /* "residues" */
+		for (size_t d = 0; d < t->n_dims && d < KF_MAX_DIMS; d++) {
+			const struct kf_dim_constraint *c = &t->constraints[d];
+			int64_t maxv = 0, b;
+			for (size_t i = 0; i < n_declared; i++) {
 				int64_t v;
-				if (kf_shape_get(&l.v[i], t->dims[d], &v) && v > maxv[d])
-					maxv[d] = v;
+				if (kf_shape_get(&l.v[i].shape, t->dims[d], &v) && v > maxv)
+					maxv = v;
 			}
+			R[d].free = !kf_task_dim_fixed(t, d) && kf_shape_get(base, t->dims[d], &b);
+			R[d].m = c->set ? c->multiple_of : 1;
+			R[d].lo = c->set ? c->min : 1;
+			R[d].hi = c->set && c->max < maxv ? c->max : maxv;
+			/* a declared value satisfies the constraints, so the range holds one at least */
+			if (R[d].hi < R[d].lo)
+				R[d].free = false;
+			n_r[d] = 0;
+			for (int64_t r = 0; R[d].free && r < RESIDUE_MOD; r++)
+				if (first_with_residue(&R[d], r) >= 0)
+					res[d][n_r[d]++] = r;
+			if (n_r[d] > n_res)
+				n_res = n_r[d];
 		}
-		/* All varying dims at once: 1s, primes, 2^k+1. */
+		/* the budget of a residue shape: the smallest public shape (the cheapest size the task
+		 * itself proposes for the cpu backend) */
+		for (size_t i = 0; i < t->n_public; i++) {
+			double e, f;
+			shape_cost(t, &t->shapes_public[i], &e, &f);
+			if (!i || e < budget_elems)
+				budget_elems = e;
+			if (!i || f < budget_flops)
+				budget_flops = f;
+		}
+
+		/* Edge shapes, all free dims at once: the smallest values, primes, one past a power of two.
+		 */
 		for (int which = 0; which < 3 && !st; which++) {
 			struct kf_shape s = *base;
 			bool any = false;
 			for (size_t d = 0; d < t->n_dims; d++) {
 				int64_t b, v;
-				if (is_fixed(t, t->dims[d]) || !kf_shape_get(base, t->dims[d], &b))
+				if (!R[d].free)
 					continue;
-				v = edge_value(which, b, maxv[d]);
-				if (v > maxv[d])
-					v = maxv[d];
-				if (v < 1)
-					v = 1;
+				kf_shape_get(base, t->dims[d], &b);
+				if (which == 0)
+					v = snap(&R[d], R[d].lo);
+				else if (which == 1)
+					v = drawn_prime(&R[d], &rng);
+				else
+					v = snap(&R[d],
+						 pow2_plus1_at_most(b * 2 < R[d].hi ? b * 2 : R[d].hi));
 				kf_shape_set(&s, t->dims[d], v);
 				any = true;
 			}
 			if (any)
-				st = push(&l, &s, KF_SHAPE_EDGE, true);
+				st = push(&l, &s, KF_SHAPE_EDGE, false, true);
 		}
-		/* Strict (plausibility re-check): also each dim alone at 1 and at a prime. */
+		/* Strict (plausibility re-check): also each dim alone at those values. */
 		for (size_t d = 0; strict && d < t->n_dims && !st; d++) {
 			int64_t b;
-			if (is_fixed(t, t->dims[d]) || !kf_shape_get(base, t->dims[d], &b))
+			if (!R[d].free)
 				continue;
+			kf_shape_get(base, t->dims[d], &b);
 			for (int which = 0; which < 3 && !st; which++) {
 				struct kf_shape s = *base;
-				int64_t v = edge_value(which, b, maxv[d]);
-				kf_shape_set(&s, t->dims[d], v > maxv[d] ? maxv[d] : v);
-				st = push(&l, &s, KF_SHAPE_EDGE, true);
+				int64_t v =
+				    which == 0 ? snap(&R[d], R[d].lo)
+				    : which == 1
+					? drawn_prime(&R[d], &rng)
+					: snap(&R[d], pow2_plus1_at_most(b * 2 < R[d].hi ? b * 2 : R[d].hi));
+				kf_shape_set(&s, t->dims[d], v);
+				st = push(&l, &s, KF_SHAPE_EDGE, false, true);
+			}
+		}
+
+		/* Residue shapes: n_res of them (32 when any free dim spans 32 allowed values). In shape j
+		 * each free dim takes residue perm_d[j] mod 32, where perm_d runs through the dim's reachable
+		 * residues (cycled to n_res) in an order drawn from the seed, so every dim meets every
+		 * residue while the dims vary together. The value is the first allowed one of that residue
+		 * plus a drawn number of whole periods, shrunk until the shape costs no more than the
+		 * smallest public shape (elements, and flops when the task declares them). */
+		if (n_res > 1) {
+			size_t perm[KF_MAX_DIMS][RESIDUE_MOD];
+			for (size_t d = 0; d < t->n_dims; d++) {
+				if (!R[d].free || !n_r[d])
+					continue;
+				for (size_t j = 0; j < n_res; j++)
+					perm[d][j] = j % n_r[d];
+				for (size_t j = n_res; j > 1; j--) {
+					size_t k = (size_t)draw(&rng, j), tmp = perm[d][j - 1];
+					perm[d][j - 1] = perm[d][k];
+					perm[d][k] = tmp;
+				}
+			}
+			for (size_t j = 0; j < n_res && !st; j++) {
+				struct kf_shape s = *base;
+				int64_t first[KF_MAX_DIMS], step[KF_MAX_DIMS], periods[KF_MAX_DIMS];
+				for (size_t d = 0; d < t->n_dims; d++) {
+					int64_t r, room;
+					periods[d] = 0;
+					if (!R[d].free || !n_r[d])
+						continue;
+					r = res[d][perm[d][j]];
+					first[d] = first_with_residue(&R[d], r);
+					step[d] = RESIDUE_MOD / gcd(RESIDUE_MOD, R[d].m) * R[d].m;
+					room = (R[d].hi - first[d]) / step[d];
+					periods[d] = room > 0 ? (int64_t)draw(&rng, (uint64_t)room + 1) : 0;
+				}
+				for (int shrink = 0; shrink < 64; shrink++) {
+					double e, f;
+					size_t big = KF_MAX_DIMS;
+					for (size_t d = 0; d < t->n_dims; d++)
+						if (R[d].free && n_r[d])
+							kf_shape_set(&s, t->dims[d],
+								     first[d] + periods[d] * step[d]);
+					shape_cost(t, &s, &e, &f);
+					if (e <= budget_elems && (!budget_flops || f <= budget_flops))
+						break;
+					for (size_t d = 0; d < t->n_dims; d++)
+						if (R[d].free && n_r[d] && periods[d] > 0 &&
+						    (big == KF_MAX_DIMS ||
+						     periods[d] * step[d] > periods[big] * step[big]))
+							big = d;
+					if (big == KF_MAX_DIMS)
+						break; /* every dim at its first value of the residue: as
+							  small as it gets */
+					periods[big] /= 2;
+				}
+				st = push(&l, &s, KF_SHAPE_EDGE, true, true);
 			}
 		}
 	}
 	for (size_t i = 0; timing && i < t->n_timing && !st; i++)
-		st = push(&l, &t->shapes_timing[i], KF_SHAPE_TIMING, true);
+		st = push(&l, &t->shapes_timing[i], KF_SHAPE_TIMING, false, true);
 
 	if (st) {
 		free(l.v);
-		free(l.k);
 		return kf_err_set(err, st, "out of memory building shapes");
 	}
-	*shapes = l.v;
-	*kinds = l.k;
+	*out = l.v;
 	*n = l.n;
 	return KF_OK;
+}
+
+/* ---- describing a shape without its values ---------------------------------------------------- */
+
+/* Does value v of dim d occur in a shape the LLM is shown (public, or timing that is not hidden)? */
+static bool value_public(const struct kf_task *t, const char *dim, int64_t v)
+{
+	for (size_t i = 0; i < t->n_public; i++) {
+		int64_t x;
+		if (kf_shape_get(&t->shapes_public[i], dim, &x) && x == v)
+			return true;
+	}
+	for (size_t i = 0; i < t->n_timing; i++) {
+		int64_t x;
+		bool hidden = false;
+		for (size_t h = 0; h < t->n_hidden && !hidden; h++)
+			hidden = same_shape(&t->shapes_timing[i], &t->shapes_hidden[h]);
+		if (!hidden && kf_shape_get(&t->shapes_timing[i], dim, &x) && x == v)
+			return true;
+	}
+	return false;
+}
+
+void kf_shape_describe_hidden(const struct kf_task *t, const struct kf_shape *s, char *buf, size_t n)
+{
+	struct kf_buf b = KF_BUF_INIT(n ? n - 1 : 0);
+	bool first = true;
+
+	if (!n)
+		return;
+	for (size_t d = 0; d < t->n_dims; d++) {
+		int64_t v;
+		int k = 0;
+		if (!kf_shape_get(s, t->dims[d], &v))
+			continue;
+		kf_buf_adds(&b, first ? "" : "; ");
+		first = false;
+		if (value_public(t, t->dims[d], v)) {
+			kf_buf_addf(&b, "%s=%lld (as in a shown shape)", t->dims[d], (long long)v);
+			continue;
+		}
+		if (v == 1) {
+			kf_buf_addf(&b, "%s = 1", t->dims[d]);
+			continue;
+		}
+		while (k < 62 && ((int64_t)1 << (k + 1)) <= v)
+			k++;
+		/* 2^k <= v < 2^(k+1): the size class, written as powers so the value itself never appears */
+		kf_buf_addf(&b, "2^%d <= %s < 2^%d", k, t->dims[d], k + 1);
+		/* below 64 a residue mod 32 plus the size class would give the value away: parity only */
+		if (v >= 2 * RESIDUE_MOD)
+			kf_buf_addf(&b, ", %s %% %d == %lld", t->dims[d], RESIDUE_MOD,
+				    (long long)(v % RESIDUE_MOD));
+		else
+			kf_buf_addf(&b, ", %s %s", t->dims[d], v % 2 ? "odd" : "even");
+		if (v > 3 && is_prime(v))
+			kf_buf_addf(&b, ", %s prime", t->dims[d]);
+	}
+	snprintf(buf, n, "%s", b.data ? b.data : "");
+	kf_buf_release(&b);
 }

@@ -35,9 +35,24 @@ int kf_verdict_exit_code(enum kf_verdict v); /* 0 pass, 4 unsupported, else 1 */
 enum kf_shape_kind { KF_SHAPE_PUBLIC, KF_SHAPE_HIDDEN, KF_SHAPE_EDGE, KF_SHAPE_TIMING };
 const char *kf_shape_kind_name(enum kf_shape_kind k);
 
-/* Input distributions the verifier feeds. */
-enum kf_input_dist { KF_INPUT_INIT, KF_INPUT_MIXED, KF_INPUT_LARGE, KF_INPUT_DIST_COUNT };
-const char *kf_input_dist_name(enum kf_input_dist d);
+/* Input distributions the verifier feeds (spec/verification.md check 2; verifier/README.md): the task's
+ * init, mixed sign, large magnitude, and the structured ones — a few large outliers among typical values
+ * (at least one positive per row), an offset (mean 300 times the std), ties and constant rows, sorted
+ * runs (ascending and descending rows), zeros and denormals. */
+enum kf_input_dist {
+	KF_INPUT_INIT,
+	KF_INPUT_MIXED,
+	KF_INPUT_LARGE,
+	KF_INPUT_OUTLIER,
+	KF_INPUT_OFFSET,
+	KF_INPUT_TIES,
+	KF_INPUT_SORTED,
+	KF_INPUT_ZEROS,
+	KF_INPUT_DIST_COUNT
+};
+const char *kf_input_dist_name(enum kf_input_dist d); /* "init", "mixed", ..., "zeros" */
+/* Is d one of the structured distributions (outlier .. zeros)? */
+bool kf_input_dist_structured(enum kf_input_dist d);
 
 struct kf_shape_report {
 	struct kf_shape shape;
@@ -108,17 +123,33 @@ enum kf_status kf_verify_baseline(const struct kf_task *t, const struct kf_basel
 				  const struct kf_verify_opts *o, struct kf_verify_result **out,
 				  struct kf_err *err);
 
-/* The shapes the verifier checks, in order: public, hidden, derived edge shapes, timing (when asked).
- * Edge shapes vary non-fixed dims to 1, a prime and one past a power of two, never beyond the largest
- * value the task declares for that dim in its public and hidden shapes. */
-enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict,
-				struct kf_shape **shapes, enum kf_shape_kind **kinds, size_t *n,
-				struct kf_err *err);
+/* One shape the verifier checks and why. */
+struct kf_checked_shape {
+	struct kf_shape shape;
+	enum kf_shape_kind kind;
+	bool residue; /* a per-run residue shape (kind EDGE): checked with fewer input cases */
+};
+
+/* The shapes the verifier checks, in order: public, hidden, derived shapes, timing (when asked).
+ * Derived (edge) shapes vary the free dims (not fixed_dims) within the task's range (never beyond the
+ * largest value its public and hidden shapes declare) and constraints: all at their smallest value, at
+ * primes drawn from seed, one past a power of two, and then the residue shapes drawn from seed that give
+ * every free dim every residue mod 32 its range allows, each costing no more than the smallest public
+ * shape. The same task and seed give the same list. *out is a new array (free()). */
+enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict, uint64_t seed,
+				struct kf_checked_shape **out, size_t *n, struct kf_err *err);
+
+/* Describes shape s for a prompt without its hidden values: per dim, a value a shown (public or timing)
+ * shape has ("B=16 (as in a shown shape)"), "N = 1", or the size class and residue ("2^10 <= N < 2^11,
+ * N % 32 == 3, N prime"; below 64 only the parity). */
+void kf_shape_describe_hidden(const struct kf_task *t, const struct kf_shape *s, char *buf, size_t n);
 
 /* Findings of `kforge tasks lint`: degenerate tasks let a do-nothing kernel pass. */
 struct kf_lint_finding {
-	char check[32]; /* "near_zero_output", "seed_independent", "input_ignored", "reference_error" */
+	char check[32]; /* "near_zero_output", "seed_independent", "input_ignored", "reference_error",
+			   "constraint_no_tails" (a warning) */
 	char detail[400];
+	bool warning; /* worth knowing, but the task is not degenerate */
 };
 
 enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b,
@@ -150,10 +181,21 @@ double kf_elem_get(const void *buf, enum kf_dtype dt, size_t i);
 void kf_elem_set(void *buf, enum kf_dtype dt, size_t i, double v);
 
 /* Fills tensor data (numel elements of dt) for a distribution from rng (core/rng.h); respects init and
- * domain. */
+ * domain. The structured distributions work per row of `row` elements (the tensor's last extent; 0: one
+ * row). */
+void kf_inputs_fill_rows(void *data, enum kf_dtype dt, size_t numel, size_t row,
+			 const struct kf_tensor *tensor, enum kf_input_dist dist, struct kf_rng *rng);
+/* kf_inputs_fill_rows with the whole tensor as one row. */
 void kf_inputs_fill(void *data, enum kf_dtype dt, size_t numel, const struct kf_tensor *tensor,
 		    enum kf_input_dist dist, struct kf_rng *rng);
-/* Which distributions apply to a tensor (a domain can forbid mixed/large). */
+/* Which distributions apply to a tensor: index-like (randint) tensors get only their init; a domain
+ * forbids what it excludes (mixed needs both signs, large and outliers a wide range, an offset the range
+ * around +-300 std, zeros the value 0). */
 bool kf_inputs_dist_allowed(const struct kf_tensor *tensor, enum kf_input_dist dist);
+
+/* The NMSE under which a case of distribution dist passes despite elementwise misses, provided NaN/Inf
+ * parity holds (0: elementwise only). Large-magnitude and structured inputs make many operators
+ * ill-conditioned (verifier/README.md); init and mixed cases are judged elementwise only. */
+double kf_verify_nmse_fallback(enum kf_input_dist dist, enum kf_dtype dt);
 
 #endif
