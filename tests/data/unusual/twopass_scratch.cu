@@ -1,4 +1,5 @@
 // A two-pass reduction through a harness-owned scratch buffer that the first pass fully writes.
+// Exercises kforge:scratch and a two-line kforge:launch plan: prose that mentions the word is no directive.
 // kforge:scratch part f32 (B*cdiv(N,256))
 // kforge:launch partial grid=(cdiv(N,256), B) block=(256) args=(x, part, B, N)
 // kforge:launch finish grid=(B) block=(1) args=(part, y, B, N)
