@@ -459,10 +459,12 @@ static double large_nmse_bound(enum kf_dtype dt)
 	}
 }
 
-/* Offset inputs (mean 300 spreads) and constant rows make statistics cancel: a correct fp32 kernel
- * that reduces in another order than the reference misses the elementwise bound by up to ~10x there
- * (measured on LayerNorm at offset 300, N <= 4096: two-pass and Welford fp32 reach NMSE <= 1e-7,
- * while E[x^2] - E[x]^2 in fp32 gives >= 2e-5). For f32 the bound sits between the two. */
+/* Offset inputs (mean 300 spreads) and constant rows make statistics cancel, and a few outliers make
+ * logits built from them (GEMM then softmax) amplify fp32 rounding: a correct fp32 kernel that reduces
+ * in another order than the reference misses the elementwise bound there by up to ~10x (measured: on
+ * LayerNorm at offset 300, N <= 4096, two-pass and Welford fp32 reach NMSE <= 1e-7 while E[x^2] - E[x]^2
+ * in fp32 gives >= 2e-5; the suite's GEMM+softmax references against double on outliers <= 1e-7). For
+ * f32 the bound sits between the two. */
 static double cancel_nmse_bound(enum kf_dtype dt)
 {
 	return dt == KF_DTYPE_F32 ? 1e-6 : large_nmse_bound(dt);
@@ -472,9 +474,9 @@ double kf_verify_nmse_fallback(enum kf_input_dist dist, enum kf_dtype dt)
 {
 	switch (dist) {
 	case KF_INPUT_LARGE:
-	case KF_INPUT_OUTLIER:
 	case KF_INPUT_SORTED:
 		return large_nmse_bound(dt);
+	case KF_INPUT_OUTLIER:
 	case KF_INPUT_OFFSET:
 	case KF_INPUT_TIES:
 		return cancel_nmse_bound(dt);

@@ -427,13 +427,19 @@ static void ref_cross_entropy(const struct taskref_io *io)
 {
 	int64_t B = DM("B"), V = DM("V");
 	const double *x = TS("logits"), *t = TS("targets");
-	double *p = scratch((size_t)V), total = 0;
+	double total = 0;
+	/* -log softmax(x)[t] as logsumexp(x) - x[t]: the probability itself underflows for a target far
+	 * below the row's maximum */
 	for (int64_t b = 0; b < B; b++) {
-		softmax_vec(x + b * V, p, V);
-		total += -log(p[(int64_t)t[b]]);
+		const double *r = x + b * V;
+		double m = r[0], s = 0;
+		for (int64_t i = 1; i < V; i++)
+			m = r[i] > m ? r[i] : m;
+		for (int64_t i = 0; i < V; i++)
+			s += exp(r[i] - m);
+		total += m + log(s) - r[(int64_t)t[b]];
 	}
 	TS("loss")[0] = total / (double)B;
-	free(p);
 }
 
 static void ref_mse_loss(const struct taskref_io *io)

@@ -2,8 +2,12 @@
  * tasks/l1..l3 loads under --strict rules, its reference binds and plans at every public and hidden shape,
  * and at its smallest declared shape the reference, run on the cpu backend through a worker session,
  * agrees with the host C implementation within the task's tolerance; with the same tolerance an all-zero
- * output, a copy of an input and a kernel ignoring any one input must all be rejected. Failures are
- * reported by task name. */
+ * output, a copy of an input and a kernel ignoring any one input must all be rejected. Then the audit:
+ * on every other input distribution the task's inputs allow (mixed, large, and the structured ones:
+ * outliers, offset, ties, sorted runs, zeros and denormals) the reference must agree with the host
+ * implementation as the verifier would judge a candidate (kf_compare, with the distribution's NMSE
+ * fallback): a reference that is inaccurate there would reject correct kernels. Failures are reported by
+ * task name. */
 #include <glob.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +16,7 @@
 #include "sandbox/sandbox.h"
 #include "task.h"
 #include "testing.h"
+#include "verifier/compare.h"
 #include "verifier/verifier.h"
 
 #include "tests/taskref/taskref.h"
@@ -164,6 +169,94 @@ static int check_not_degenerate(const struct kf_task *t, const struct kf_plan *p
 	return bad;
 }
 
+/* The element count of the last extent of tensor b at shape s: the row the structured inputs use. */
+static size_t row_of(const struct kf_task *t, size_t b, const struct kf_shape *s, size_t numel)
+{
+	int64_t v;
+	const struct kf_tensor *te = &t->tensors[b];
+	if (!te->rank || kf_expr_eval(te->shape[te->rank - 1], s, &v, NULL) || v < 1 || (size_t)v > numel)
+		return numel;
+	return (size_t)v;
+}
+
+/* One more step of the reference on inputs of distribution dist, judged against the host implementation
+ * as the verifier judges a candidate against the reference. Returns 0 when they agree. */
+static int audit_dist(const struct kf_task *t, const struct kf_shape *s, const struct kf_plan *p,
+		      struct kf_session *ses, const int64_t *in_off, const int64_t *out_off,
+		      enum kf_input_dist dist, uint64_t seed, struct taskref_io *io, taskref_fn fn)
+{
+	uint8_t *arena = kf_session_arena(ses);
+	struct kf_step step;
+	struct kf_step_result *res = calloc(1, sizeof(*res));
+	struct kf_err e = KF_ERR_INIT;
+	int bad = 0;
+	char shape[256];
+
+	kf_shape_format(s, shape, sizeof(shape));
+	if (!res)
+		return 1;
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		size_t n = (size_t)p->buffers[b].numel;
+		struct kf_rng rng;
+		if (in_off[b] < 0)
+			continue;
+		kf_rng_seed(&rng, kf_mix64(seed + b));
+		kf_inputs_fill_rows(arena + in_off[b], t->tensors[b].dtype, n, row_of(t, b, s, n),
+				    &t->tensors[b], dist, &rng);
+		for (size_t i = 0; i < n; i++)
+			io->data[b][i] = kf_elem_get(arena + in_off[b], t->tensors[b].dtype, i);
+	}
+	memset(&step, 0, sizeof(step));
+	step.flags = KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT;
+	step.reps = 1;
+	step.poison = POISON;
+	step.canary = CANARY;
+	step.timeout_ms = 120000;
+	for (size_t b = 0; b < KF_MAX_BUFFERS; b++) {
+		step.in_off[b] = in_off[b];
+		step.out_off[b] = out_off[b];
+	}
+	if (kf_session_step(ses, &step, res, &e) != KF_OK || res->status != KF_OK) {
+		fprintf(stderr, "  task '%s' %s %s inputs: step: %s %s\n", t->name, shape,
+			kf_input_dist_name(dist), e.msg, res->msg);
+		free(res);
+		return 1;
+	}
+	fn(io);
+	for (size_t b = 0; b < t->n_tensors; b++) {
+		enum kf_dtype dt = t->tensors[b].dtype;
+		size_t n = (size_t)p->buffers[b].numel;
+		struct kf_tol tol = kf_task_tolerance(t, dt);
+		struct kf_cmp cmp;
+		void *want;
+		if (t->tensors[b].role == KF_ROLE_INPUT)
+			continue;
+		want = malloc(n * kf_dtype_size(dt) + 8);
+		if (!want) {
+			bad = 1;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			kf_elem_set(want, dt, i, io->data[b][i]);
+		kf_compare(arena + out_off[b] + KF_GUARD_BYTES, want, dt, n, &tol, &cmp);
+		if (cmp.verdict == KF_VERDICT_WRONG_OUTPUT && cmp.nmse <= kf_verify_nmse_fallback(dist, dt))
+			cmp.verdict = KF_VERDICT_PASS;
+		if (cmp.verdict != KF_VERDICT_PASS) {
+			fprintf(stderr,
+				"  task '%s' %s %s inputs: %s in '%s': element %lld = %.9g, host %.9g; %llu "
+				"bad, NMSE %.3g "
+				"(atol %g x %.3g, rtol %g)\n",
+				t->name, shape, kf_input_dist_name(dist), kf_verdict_name(cmp.verdict),
+				t->tensors[b].name, (long long)cmp.first_bad, cmp.got, cmp.want,
+				(unsigned long long)cmp.n_bad, cmp.nmse, tol.atol, cmp.atol_scale, tol.rtol);
+			bad = 1;
+		}
+		free(want);
+	}
+	free(res);
+	return bad;
+}
+
 /* Runs task t's reference at shape s on the cpu backend and compares with the host implementation.
  * Returns 0 when they agree; prints the reason otherwise. */
 static int check_task(const struct kf_task *t, const struct kf_shape *s, uint64_t seed)
@@ -297,6 +390,16 @@ static int check_task(const struct kf_task *t, const struct kf_shape *s, uint64_
 	}
 	if (!bad)
 		bad = check_not_degenerate(t, p, &io, fn);
+	/* the audit: every other distribution an input allows, in the same worker */
+	for (int d = KF_INPUT_MIXED; d < KF_INPUT_DIST_COUNT; d++) {
+		bool allowed = false;
+		for (size_t b = 0; b < t->n_tensors; b++)
+			allowed |= t->tensors[b].role != KF_ROLE_OUTPUT &&
+				   kf_inputs_dist_allowed(&t->tensors[b], (enum kf_input_dist)d);
+		if (allowed)
+			bad |= audit_dist(t, s, p, ses, in_off, out_off, (enum kf_input_dist)d,
+					  kf_mix64(seed + (uint64_t)d), &io, fn);
+	}
 out:
 	for (size_t b = 0; b < KF_MAX_BUFFERS; b++)
 		free(dd[b]);

@@ -202,13 +202,13 @@ static void test_inputs_structured(void)
 	CHECK(!kf_input_dist_structured(KF_INPUT_LARGE) && kf_input_dist_structured(KF_INPUT_ZEROS));
 	CHECK_STR(kf_input_dist_name(KF_INPUT_OFFSET), "offset");
 
-	/* outliers: every row has a positive one of 1000 among values of the init distribution */
+	/* outliers: every row has a positive one of 100 among values of the init distribution */
 	kf_inputs_fill_rows(x, KF_DTYPE_F32, ROWS * ROW, ROW, &t, KF_INPUT_OUTLIER, &r);
 	for (int row = 0; row < ROWS; row++) {
 		int pos = 0, typical = 0;
 		for (int i = 0; i < ROW; i++) {
 			float v = x[row * ROW + i];
-			pos += v == 1000.0f;
+			pos += v == 100.0f;
 			typical += fabsf(v) < 10;
 		}
 		CHECKF(pos >= 1 && typical >= ROW - ROW / 64 - 1, "row %d: %d outliers, %d typical", row, pos,
@@ -315,6 +315,7 @@ static void test_inputs_structured(void)
 	CHECK(kf_verify_nmse_fallback(KF_INPUT_ZEROS, KF_DTYPE_F32) == 0);
 	CHECK(kf_verify_nmse_fallback(KF_INPUT_OFFSET, KF_DTYPE_F32) == 1e-6);
 	CHECK(kf_verify_nmse_fallback(KF_INPUT_LARGE, KF_DTYPE_F32) == 1e-8);
+	CHECK(kf_verify_nmse_fallback(KF_INPUT_OUTLIER, KF_DTYPE_F32) == 1e-6);
 	CHECK(kf_verify_nmse_fallback(KF_INPUT_OUTLIER, KF_DTYPE_I32) == 0);
 }
 

@@ -1,6 +1,7 @@
 // Reference: LayerNorm over the last dimension of x[B, N] with weight and bias, one thread per row, two
 // passes for the statistics (mean, then the mean of squared deviations: no cancellation), biased variance.
-// Storage is f16; every product and sum is computed in f32, rounded once on store.
+// Storage is f16; the statistics are accumulated in double (activations with a mean far above their
+// spread, and constant rows, cancel in f32); the output is computed in double and rounded once on store.
 #include <cuda_fp16.h>
 typedef __half T;
 static __device__ float ld(T v) { return __half2float(v); }
@@ -15,16 +16,16 @@ extern "C" __global__ void layernorm_rows(const T *x, const T *weight, const T *
 		return;
 	const T *xr = x + (long long)row * N;
 	T *yr = y + (long long)row * N;
-	float sum = 0.0f;
+	double sum = 0.0;
 	for (int i = 0; i < N; ++i)
 		sum += ld(xr[i]);
-	float mean = sum / (float)N;
-	float sq = 0.0f;
+	double mean = sum / N;
+	double sq = 0.0;
 	for (int i = 0; i < N; ++i) {
-		float d = ld(xr[i]) - mean;
+		double d = ld(xr[i]) - mean;
 		sq += d * d;
 	}
-	float rstd = 1.0f / sqrtf(sq / (float)N + eps);
+	double rstd = 1.0 / sqrt(sq / N + (double)eps);
 	for (int i = 0; i < N; ++i)
-		yr[i] = st((ld(xr[i]) - mean) * rstd * ld(weight[i]) + ld(bias[i]));
+		yr[i] = st((float)((ld(xr[i]) - mean) * rstd * ld(weight[i]) + ld(bias[i])));
 }

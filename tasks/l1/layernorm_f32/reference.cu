@@ -1,6 +1,7 @@
 // Reference: LayerNorm over the last dimension of x[B, N] with weight and bias, one thread per row, two
 // passes for the statistics (mean, then the mean of squared deviations: no cancellation), biased variance.
-// Storage and math are both f32.
+// Storage is f32; the statistics are accumulated in double (activations with a mean far above their
+// spread, and constant rows, cancel in f32); the output is computed in double and rounded once.
 typedef float T;
 static __device__ float ld(T v) { return v; }
 static __device__ T st(float v) { return v; }
@@ -14,16 +15,16 @@ extern "C" __global__ void layernorm_rows(const T *x, const T *weight, const T *
 		return;
 	const T *xr = x + (long long)row * N;
 	T *yr = y + (long long)row * N;
-	float sum = 0.0f;
+	double sum = 0.0;
 	for (int i = 0; i < N; ++i)
 		sum += ld(xr[i]);
-	float mean = sum / (float)N;
-	float sq = 0.0f;
+	double mean = sum / N;
+	double sq = 0.0;
 	for (int i = 0; i < N; ++i) {
-		float d = ld(xr[i]) - mean;
+		double d = ld(xr[i]) - mean;
 		sq += d * d;
 	}
-	float rstd = 1.0f / sqrtf(sq / (float)N + eps);
+	double rstd = 1.0 / sqrt(sq / N + (double)eps);
 	for (int i = 0; i < N; ++i)
-		yr[i] = st((ld(xr[i]) - mean) * rstd * ld(weight[i]) + ld(bias[i]));
+		yr[i] = st((float)((ld(xr[i]) - mean) * rstd * ld(weight[i]) + ld(bias[i])));
 }

@@ -25,14 +25,16 @@ extern "C" __global__ void layernorm_rows(const float *h, const float *gamma, co
 	if (m >= M)
 		return;
 	const float *hr = h + (long long)m * N;
-	float sum = 0.0f;
+	/* statistics in double: rows with a mean far above their spread (offset activations) or constant
+	 * rows cancel in f32 */
+	double sum = 0.0;
 	for (int n = 0; n < N; ++n)
 		sum += hr[n];
-	float mean = sum / (float)N;
-	float sq = 0.0f;
+	double mean = sum / N;
+	double sq = 0.0;
 	for (int n = 0; n < N; ++n)
 		sq += (hr[n] - mean) * (hr[n] - mean);
-	float rstd = 1.0f / sqrtf(sq / (float)N + eps);
+	double rstd = 1.0 / sqrt(sq / N + (double)eps);
 	for (int n = 0; n < N; ++n)
-		y[(long long)m * N + n] = (hr[n] - mean) * rstd * gamma[n] + beta[n];
+		y[(long long)m * N + n] = (float)((hr[n] - mean) * rstd * gamma[n] + beta[n]);
 }

@@ -14,7 +14,8 @@
 // kforge:launch linear_bt grid=(cdiv(4*H*D,16), cdiv(B*T,16)) block=(16,16) args=(a, w_fc, b_fc, hid, B, T, 4, 1, H, D, 1)
 // kforge:launch linear_bt_residual grid=(cdiv(H*D,16), cdiv(B*T,16)) block=(16,16) args=(hid, w_proj, b_proj, x1, y, B, T, 4, H, D)
 
-/* LayerNorm of each token row of x[B*T, H*D] (two-pass statistics, biased variance), one thread per row. */
+/* LayerNorm of each token row of x[B*T, H*D] (two-pass statistics in double, biased variance), one thread
+ * per row. */
 extern "C" __global__ void layernorm_rows(const float *x, const float *g, const float *bb, float *y, int B, int T,
 					   int H, int D, float eps)
 {
@@ -23,16 +24,18 @@ extern "C" __global__ void layernorm_rows(const float *x, const float *g, const 
 	if (m >= M)
 		return;
 	const float *xr = x + (long long)m * N;
-	float sum = 0.0f;
+	/* statistics in double: rows with a mean far above their spread (offset activations) or constant
+	 * rows cancel in f32 */
+	double sum = 0.0;
 	for (int n = 0; n < N; ++n)
 		sum += xr[n];
-	float mean = sum / (float)N;
-	float sq = 0.0f;
+	double mean = sum / N;
+	double sq = 0.0;
 	for (int n = 0; n < N; ++n)
 		sq += (xr[n] - mean) * (xr[n] - mean);
-	float rstd = 1.0f / sqrtf(sq / (float)N + eps);
+	double rstd = 1.0 / sqrt(sq / N + (double)eps);
 	for (int n = 0; n < N; ++n)
-		y[(long long)m * N + n] = (xr[n] - mean) * rstd * g[n] + bb[n];
+		y[(long long)m * N + n] = (float)((xr[n] - mean) * rstd * g[n] + bb[n]);
 }
 
 /* Projections on the token stream x[B*T, K] with K = kmul*H*D: y = x @ w^T + b, w is N x K with
