@@ -1,7 +1,9 @@
 /* Kernel files (core/kfile.h): finds the `// kforge:` directives with PCRE2 (balanced parentheses by
- * recursion, so `grid=(cdiv(N,256))` parses), finds the extern "C" __global__ kernels of the source,
- * binds directive names to a task and evaluates a launch plan at one shape. Every error carries
- * PATH:LINE, because each is an invalid_launch verdict a person or an LLM has to act on. */
+ * recursion, so `grid=(cdiv(N,256))` parses; template arguments in balanced angle brackets), finds the
+ * extern "C" __global__ kernels and the __global__ templates of the source, binds directive names to a
+ * task, checks arguments against the kernels' parameter types, and evaluates a launch plan (launches and
+ * zero operations) at one shape. Every error carries PATH:LINE, because each is an invalid_launch verdict
+ * a person or an LLM has to act on. */
 #include "kfile.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8

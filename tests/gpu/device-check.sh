@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU checks of kforge in one run, for a machine with an NVIDIA GPU (CI has none; see README.md):
-# smoke (compile, load, launch, read back), `verify --backend cuda` on every example task and the hack
-# corpus, `profile` on the examples, a sticky fault followed by a good kernel, hardware counters through
+# smoke (compile, load, launch, read back), `verify --backend cuda` on every example task, the hack
+# corpus and the real-kernel corpus (templates by lowered name, kforge:zero), `profile` on the examples, a sticky fault followed by a good kernel, hardware counters through
 # the range profiler (kforge-worker --metrics-selftest), kforge regress (a 10% slowdown fails, noise
 # never does), the library baselines (cuBLAS, cuBLASLt, cuDNN verified on the GPU, cuBLAS timed against
 # the matmul references), and cpu-vs-cuda verdicts.
@@ -196,6 +196,21 @@ if [ -f "$D/hacks/expected.txt" ]; then
 	done <"$D/hacks/expected.txt"
 else
 	record "hack corpus" skip "tests/data/hacks/expected.txt is absent"
+fi
+
+# 3b. kernels as people write them (tests/data/real): template entry points loaded by NVRTC's lowered
+#     names, two instantiations in one plan, `// kforge:zero` through the driver's memset, launch
+#     expressions, vector loads under a task constraint; the verdicts are the cpu backend's
+if [ -f "$D/real/expected.txt" ]; then
+	while read -r kernel task accepted; do
+		case "$kernel" in '' | '#'*) continue ;; esac
+		name="real $kernel on $task"
+		out_of_time && { record "$name" skip "out of time"; continue; }
+		read -r st rc < <(verdict "$D/real/$task/task.json" "$D/real/kernels/$kernel" "$G")
+		if [[ "|$accepted|" == *"|$st|"* ]]; then record "$name" pass "$st"; else record "$name" fail "got $st (exit $rc), want $accepted"; fi
+	done <"$D/real/expected.txt"
+else
+	record "real corpus" skip "tests/data/real/expected.txt is absent"
 fi
 
 # 4. a sticky fault (illegal address: the context is dead) and then a good kernel: each verify runs
