@@ -1291,12 +1291,13 @@ static bool pclass_fits(enum pclass want, enum pclass have)
 }
 
 /* Splits a top-level comma list (parameters, template arguments) into [starts, lens); returns the
- * count, or max + 1 when there are more than max. */
-static size_t split_list(const char *s, size_t *starts, size_t *lens, size_t max)
+ * count, or max + 1 when there are more than max. A parameter list "void" is empty; a template
+ * argument list "void" is one argument (is_params tells which). */
+static size_t split_list(const char *s, bool is_params, size_t *starts, size_t *lens, size_t max)
 {
 	size_t len = strlen(s), n = 0, a = 0;
 	int depth = 0;
-	if (!len || !strcmp(s, "void"))
+	if (!len || (is_params && !strcmp(s, "void")))
 		return 0;
 	for (size_t i = 0; i <= len; i++) {
 		char c = s[i];
@@ -1372,7 +1373,7 @@ static enum kf_status check_signature(const struct kf_kfile *k, const struct kf_
 
 	if (!params)
 		return type_args(k, l, NULL, err);
-	n = split_list(params, starts, lens, KF_PLAN_MAX_ARGS);
+	n = split_list(params, true, starts, lens, KF_PLAN_MAX_ARGS);
 	if (n > KF_PLAN_MAX_ARGS)
 		return type_args(k, l, NULL, err); /* more than any launch can pass: the compiler's */
 	for (size_t i = 0; i < n; i++)
@@ -1506,10 +1507,10 @@ static enum kf_status check_template(const struct kf_kfile *k, const struct kf_t
 			p++;
 		}
 	}
-	n_targs = split_list(l->targs, ts, tl, KF_PLAN_MAX_ARGS);
+	n_targs = split_list(l->targs, false, ts, tl, KF_PLAN_MAX_ARGS);
 	if (!tparams || k->template_overloaded[ti] || n_targs > KF_PLAN_MAX_ARGS)
 		return KF_OK;
-	n_tp = split_list(tparams, ps, pl, KF_PLAN_MAX_ARGS);
+	n_tp = split_list(tparams, false, ps, pl, KF_PLAN_MAX_ARGS);
 	if (n_tp > KF_PLAN_MAX_ARGS)
 		return KF_OK;
 	for (size_t i = 0; i < n_tp; i++) {

@@ -11,6 +11,7 @@
 #include "verifier.h"
 
 #define RESIDUE_MOD 32
+#define RESIDUE_BUDGET_DIV 8 /* a residue shape costs at most 1/8 of the smallest public shape */
 
 static bool is_prime(int64_t n)
 {
@@ -195,8 +196,9 @@ enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing
 			if (n_r[d] > n_res)
 				n_res = n_r[d];
 		}
-		/* the budget of a residue shape: the smallest public shape (the cheapest size the task
-		 * itself proposes for the cpu backend) */
+		/* the budget of a residue shape: an eighth of the smallest public shape (the cheapest size
+		 * the task itself proposes for the cpu backend), so the 32 of them together cost about four
+		 * public shapes; they exist for the tails, which small sizes reach as well */
 		for (size_t i = 0; i < t->n_public; i++) {
 			double e, f;
 			shape_cost(t, &t->shapes_public[i], &e, &f);
@@ -205,6 +207,8 @@ enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing
 			if (!i || f < budget_flops)
 				budget_flops = f;
 		}
+		budget_elems /= RESIDUE_BUDGET_DIV;
+		budget_flops /= RESIDUE_BUDGET_DIV;
 
 		/* Edge shapes, all free dims at once: the smallest values, primes, one past a power of two.
 		 */
@@ -251,8 +255,8 @@ enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing
 		 * each free dim takes residue perm_d[j] mod 32, where perm_d runs through the dim's reachable
 		 * residues (cycled to n_res) in an order drawn from the seed, so every dim meets every
 		 * residue while the dims vary together. The value is the first allowed one of that residue
-		 * plus a drawn number of whole periods, shrunk until the shape costs no more than the
-		 * smallest public shape (elements, and flops when the task declares them). */
+		 * plus a drawn number of whole periods, shrunk until the shape costs no more than an
+		 * eighth of the smallest public shape (elements, and flops when the task declares them). */
 		if (n_res > 1) {
 			size_t perm[KF_MAX_DIMS][RESIDUE_MOD];
 			for (size_t d = 0; d < t->n_dims; d++) {

@@ -134,8 +134,8 @@ struct kf_checked_shape {
  * Derived (edge) shapes vary the free dims (not fixed_dims) within the task's range (never beyond the
  * largest value its public and hidden shapes declare) and constraints: all at their smallest value, at
  * primes drawn from seed, one past a power of two, and then the residue shapes drawn from seed that give
- * every free dim every residue mod 32 its range allows, each costing no more than the smallest public
- * shape. The same task and seed give the same list. *out is a new array (free()). */
+ * every free dim every residue mod 32 its range allows, each costing no more than an eighth of the
+ * smallest public shape. The same task and seed give the same list. *out is a new array (free()). */
 enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing, bool strict, uint64_t seed,
 				struct kf_checked_shape **out, size_t *n, struct kf_err *err);
 

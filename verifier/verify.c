@@ -91,6 +91,7 @@ struct vcase {
 
 struct vctx {
 	const struct kf_task *t;
+	double structured_budget; /* the cheapest public shape's cost: structured cases up to it */
 	const struct kf_verify_opts *o;
 	struct kf_kfile *cand_kf, *ref_kf;
 	struct kf_compiled *cand_c, *ref_c;
@@ -165,9 +166,11 @@ static void vshape_release(struct vshape *v)
 }
 
 /* The input cases of a shape. Public and hidden shapes (and the first edge shapes): n_seeds of the init,
- * mixed-sign and large-magnitude distributions, then one case of each structured distribution an input
- * allows. Residue shapes are many and exist for their sizes: one init case, one mixed, and one
- * structured distribution taken in turn. Timing shapes are large: the init distribution only. */
+ * mixed-sign and large-magnitude distributions, then, where the shape costs no more than the cheapest
+ * public one, one case of each structured distribution an input allows (value patterns need no large
+ * sizes, and on a GEMM-like task the large declared shapes would triple the time). Residue shapes are
+ * many and exist for their sizes: one init case, one mixed, and one structured distribution taken in
+ * turn. Timing shapes are large: the init distribution only. */
 static uint64_t last_extent(const struct kf_task *t, size_t i, const struct kf_shape *s, uint64_t numel)
 {
 	const struct kf_tensor *te = &t->tensors[i];
@@ -175,6 +178,18 @@ static uint64_t last_extent(const struct kf_task *t, size_t i, const struct kf_s
 	if (!te->rank || kf_expr_eval(te->shape[te->rank - 1], s, &v, NULL) || v < 1 || (uint64_t)v > numel)
 		return numel;
 	return (uint64_t)v;
+}
+
+/* What a shape costs the cpu backend: its tensors' elements plus its flops when the task declares them. */
+static double shape_cost(const struct kf_task *t, const struct kf_shape *s)
+{
+	double cost = 0, f;
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		int64_t n;
+		if (kf_task_numel(t, i, s, &n, NULL) == KF_OK)
+			cost += (double)n;
+	}
+	return kf_task_flops(t, s, &f) ? cost + f : cost;
 }
 
 static void build_cases(struct vctx *c, struct vshape *v, size_t shape_index)
@@ -225,8 +240,9 @@ static void build_cases(struct vctx *c, struct vshape *v, size_t shape_index)
 		for (int d = 0; d <= KF_INPUT_LARGE; d++)
 			if (want[d])
 				ADD_CASE((enum kf_input_dist)d, s);
-	for (size_t k = 0; k < n_structured; k++)
-		ADD_CASE(structured[k], 0);
+	if (shape_cost(t, v->shape) <= c->structured_budget)
+		for (size_t k = 0; k < n_structured; k++)
+			ADD_CASE(structured[k], 0);
 #undef ADD_CASE
 }
 
@@ -1105,6 +1121,11 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	if (!res->shapes) {
 		free(shapes);
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < t->n_public; i++) {
+		double cost = shape_cost(t, &t->shapes_public[i]);
+		if (!i || cost < c->structured_budget)
+			c->structured_budget = cost;
 	}
 	res->status = KF_VERDICT_PASS;
 	{

@@ -679,6 +679,9 @@ static void test_templates(void)
 	    "block=(1) args=(eps, N)\n",
 	    "template <int A, typename T = double> __global__ void k(T v) {}\n// kforge:launch k<1> grid=(1) "
 	    "block=(1) args=(eps)\n",
+	    /* void is a template argument like any type */
+	    "template <typename T> __global__ void k(T *v) {}\n// kforge:launch k<void> grid=(1) block=(1) "
+	    "args=(x)\n",
 	};
 	for (size_t i = 0; task && i < KF_ARRAY_SIZE(lenient); i++) {
 		enum kf_status st;
