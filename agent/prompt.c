@@ -464,11 +464,11 @@ static enum kf_status add_feedback(struct kf_buf *b, const struct kf_prompt_inpu
 	if (!st && f->max_error >= 0 && !f->correct && (f->failing_check || f->failing_shape))
 		snprintf(maxerr, sizeof(maxerr), "%.6g", f->max_error);
 	if (!st && f->edits_unmatched > 0)
-		st = kf_buf_addf(
-		    &edits,
-		    "Note: %d of your %d SEARCH/REPLACE edits in the last reply about this kernel did not match it, "
-		    "so that reply was not evaluated; SEARCH text must be copied exactly.",
-		    f->edits_unmatched, f->edits_total);
+		st = kf_buf_addf(&edits,
+				 "Note: %d of your %d SEARCH/REPLACE edits in the last reply about this "
+				 "kernel did not match it, "
+				 "so that reply was not evaluated; SEARCH text must be copied exactly.",
+				 f->edits_unmatched, f->edits_total);
 	if (!st) {
 		/* Correctness first; profiler detail only once the kernel is correct. */
 		if (f->correct) {
@@ -806,6 +806,20 @@ static enum kf_status build_static(const struct kf_prompt_input *in, enum kf_edi
 		return st;
 	for (size_t i = 0; i < t->n_dims && !st; i++)
 		st = kf_buf_addf(&p->dims, "%s%s", i ? ", " : "", t->dims[i]);
+	/* the task's constraints are preconditions the kernel may rely on (a vector width, a tile) */
+	for (size_t i = 0, n = 0; i < t->n_dims && i < KF_MAX_DIMS && !st; i++) {
+		const struct kf_dim_constraint *c = &t->constraints[i];
+		if (!c->set)
+			continue;
+		st = kf_buf_addf(&p->dims, "%s", n++ ? ", " : "; preconditions you may rely on: ");
+		if (!st && c->multiple_of > 1)
+			st =
+			    kf_buf_addf(&p->dims, "%s %% %lld == 0, ", t->dims[i], (long long)c->multiple_of);
+		if (!st)
+			st = kf_buf_addf(&p->dims, "%lld <= %s", (long long)c->min, t->dims[i]);
+		if (!st && c->max < KF_TASK_MAX_DIM_VALUE)
+			st = kf_buf_addf(&p->dims, " <= %lld", (long long)c->max);
+	}
 	if (!st)
 		st = add_shapes(&p->pub, t->shapes_public, t->n_public, t, false);
 	if (!st)

@@ -22,7 +22,7 @@
 #define TASK_MAX_PARAMS 32
 #define TASK_MAX_RANK 8
 /* Dims bind at most 2^53 (the largest integer a JSON number holds exactly). */
-#define TASK_MAX_DIM_VALUE 9007199254740992LL
+#define TASK_MAX_DIM_VALUE KF_TASK_MAX_DIM_VALUE
 
 /* ---- dtypes and roles ------------------------------------------------------------------------ */
 

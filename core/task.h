@@ -60,8 +60,11 @@ struct kf_tol {
 	double max_nmse; /* 0: no NMSE bound */
 };
 
+/* The largest value a dim may bind: 2^53, the largest integer a JSON number holds exactly. */
+#define KF_TASK_MAX_DIM_VALUE 9007199254740992LL
+
 /* `constraints`: per dim, preconditions a kernel may rely on (spec/task-format.md). Unset dims have
- * multiple_of 1, min 1 and max the largest dim value a task may bind. */
+ * multiple_of 1, min 1 and max KF_TASK_MAX_DIM_VALUE. */
 struct kf_dim_constraint {
 	bool set;
 	int64_t multiple_of;

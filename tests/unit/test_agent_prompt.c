@@ -101,7 +101,9 @@ static void test_first_prompt(void)
 	in.device = &dev;
 	in.mode = KF_EDIT_DIFF; /* no parent: falls back to a full rewrite */
 	CHECKF(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK, "%s", err.msg);
-	CHECK_CONTAINS(sys.data, "// kforge:launch  KERNEL grid=");
+	CHECK_CONTAINS(sys.data, "// kforge:launch  KERNEL[<TARGS>] grid=");
+	CHECK_CONTAINS(sys.data, "// kforge:zero    NAME [byte=V]");
+	CHECK_CONTAINS(user.data, "Dims: B, N\n");
 	/* the answer format is in the user message: the system text stays the same for every request (the
 	 * prompt cache keeps it) */
 	CHECK_CONTAINS(user.data, "complete new kernel file");
@@ -152,6 +154,22 @@ static void test_first_prompt(void)
 		kf_buf_reset(&sys);
 		CHECK(kf_prompt_build(&in, &sys, &tiny, NULL, &err) == KF_ERR_LIMIT);
 		kf_buf_release(&tiny);
+	}
+	/* a task's constraints are stated as preconditions beside the dims */
+	{
+		struct kf_task *tc = NULL;
+		CHECKF(kf_task_load(DATA "task/constrained.json", 0, NULL, &tc, &err) == KF_OK, "%s",
+		       err.msg);
+		if (tc) {
+			in.task = tc;
+			kf_buf_reset(&sys);
+			kf_buf_reset(&user);
+			CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_OK);
+			CHECK_CONTAINS(
+			    user.data,
+			    "Dims: B, N; preconditions you may rely on: 1 <= B <= 4096, 16 <= N\n");
+			kf_task_free(tc);
+		}
 	}
 	in.task = NULL;
 	CHECK(kf_prompt_build(&in, &sys, &user, NULL, &err) == KF_ERR_INVALID);
