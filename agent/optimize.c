@@ -1181,9 +1181,13 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 		sc.correct = !strcmp(e->verdict, "pass") && e->speedup > 0;
 		sc.failed = !sc.correct;
 		sc.speedup = sc.correct ? e->speedup : 0;
-		if (!sc.correct)
-			c->check = kf_strdup(e->reason); /* the recorded reason; masked for hidden values by
-							    the prompt builder */
+		if (!sc.correct) {
+			/* the recorded reason names the failing shape: a hidden or edge one is described
+			 * without its values (and the prompt builder masks hidden values in any text) */
+			char fb[1200];
+			kf_verify_reason_feedback(z->task, e->reason, fb, sizeof(fb));
+			c->check = kf_strdup(fb);
+		}
 		enum kf_verdict v;
 		if (kf_verdict_parse(e->verdict, &v))
 			z->by_verdict[v]++;

@@ -239,8 +239,9 @@ static char *dup_bounded(const char *s, size_t max)
 	return kf_strndup(s, n > max ? max : n);
 }
 
-/* Feedback for a prompt: a public shape's evidence, never a hidden or edge shape's dims. */
-static void fill_feedback(struct kf_eval_outcome *out, bool profile_asked)
+/* Feedback for a prompt: a public shape's evidence, never a hidden or edge shape's dims (a failing one is
+ * described by its kind, size class and residues: kf_shape_report_feedback). */
+static void fill_feedback(const struct kf_task *t, struct kf_eval_outcome *out, bool profile_asked)
 {
 	const struct kf_verify_result *vr = kf_eval_verification(out);
 	struct kf_eval_feedback *fb = &out->feedback;
@@ -261,14 +262,19 @@ static void fill_feedback(struct kf_eval_outcome *out, bool profile_asked)
 			if (isfinite(s->max_abs))
 				fb->max_error = s->max_abs;
 		} else {
-			fb->check =
-			    kf_strdup("the kernel fails at a shape you are not shown (a hidden or edge "
-				      "shape): make it correct for every value of the dims");
+			char text[1200];
+			kf_shape_report_feedback(t, s, text, sizeof(text));
+			fb->check = kf_strdup(text);
 		}
 		break;
 	}
-	if (!fb->check && !correct && out->verdict != KF_VERDICT_COMPILE_ERROR)
-		fb->check = dup_bounded(out->reason, sizeof(out->reason));
+	if (!fb->check && !correct && out->verdict != KF_VERDICT_COMPILE_ERROR) {
+		/* a reason may name the shape it failed at (a timing or strict stage's): described, not shown
+		 */
+		char text[sizeof(out->reason) + 200];
+		kf_verify_reason_feedback(t, out->reason, text, sizeof(text));
+		fb->check = dup_bounded(text, sizeof(out->reason));
+	}
 	if (correct && out->profile)
 		fb->profile_text = dup_bounded(out->profile->text, FEEDBACK_TEXT_MAX);
 }
@@ -328,7 +334,7 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 		kf_eval_outcome_free(res);
 		return st;
 	}
-	fill_feedback(res, o->profile);
+	fill_feedback(t, res, o->profile);
 	res->wall_ms = kf_now_ms() - t0;
 	*out = res;
 	return KF_OK;

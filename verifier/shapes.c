@@ -379,3 +379,93 @@ void kf_shape_describe_hidden(const struct kf_task *t, const struct kf_shape *s,
 	snprintf(buf, n, "%s", b.data ? b.data : "");
 	kf_buf_release(&b);
 }
+
+static const char *kind_phrase(enum kf_shape_kind k)
+{
+	switch (k) {
+	case KF_SHAPE_HIDDEN:
+		return "a hidden shape of the task";
+	case KF_SHAPE_EDGE:
+		return "an edge shape the verifier derives";
+	case KF_SHAPE_TIMING:
+		return "a timing shape";
+	default:
+		return "a public shape";
+	}
+}
+
+static void feedback_text(const struct kf_task *t, const char *verdict, const char *tensor, const char *dist,
+			  enum kf_shape_kind kind, const struct kf_shape *s, char *buf, size_t n)
+{
+	char d[512], in[KF_NAME_MAX + 16] = "", with[48] = "";
+	kf_shape_describe_hidden(t, s, d, sizeof(d));
+	if (tensor && *tensor)
+		snprintf(in, sizeof(in), " in '%s'", tensor);
+	if (dist && *dist)
+		snprintf(with, sizeof(with), " with %s inputs", strcmp(dist, "init") ? dist : "typical");
+	snprintf(buf, n,
+		 "%s%s%s at a shape you are not shown (%s): %s. Make the kernel correct for every value of "
+		 "the dims.",
+		 verdict, in, with, kind_phrase(kind), d);
+}
+
+void kf_shape_report_feedback(const struct kf_task *t, const struct kf_shape_report *r, char *buf, size_t n)
+{
+	if (!n)
+		return;
+	feedback_text(t, kf_verdict_name(r->status), r->tensor, kf_input_dist_name(r->dist), r->kind,
+		      &r->shape, buf, n);
+}
+
+void kf_verify_reason_feedback(const struct kf_task *t, const char *reason, char *buf, size_t n)
+{
+	/* result_reason's form: "VERDICT at D=V D=V (KIND shape, DIST inputs, case seed 0x...): DETAIL" */
+	const char *at = strstr(reason, " at "), *open = at ? strstr(at, " (") : NULL, *kind_end, *dist_end;
+	char verdict[32], kind[16], dist[16], tensor[KF_NAME_MAX] = "";
+	struct kf_shape s = {0};
+	enum kf_shape_kind k = KF_SHAPE_PUBLIC;
+
+	if (!n)
+		return;
+	kind_end = open ? strstr(open, " shape, ") : NULL;
+	dist_end = kind_end ? strstr(kind_end, " inputs") : NULL;
+	if (!at || !open || !kind_end || !dist_end || at - reason >= (ptrdiff_t)sizeof(verdict) ||
+	    kind_end - open - 2 >= (ptrdiff_t)sizeof(kind) ||
+	    dist_end - kind_end - 8 >= (ptrdiff_t)sizeof(dist)) {
+		snprintf(buf, n, "%s", reason);
+		return;
+	}
+	snprintf(verdict, sizeof(verdict), "%.*s", (int)(at - reason), reason);
+	snprintf(kind, sizeof(kind), "%.*s", (int)(kind_end - open - 2), open + 2);
+	snprintf(dist, sizeof(dist), "%.*s", (int)(dist_end - kind_end - 8), kind_end + 8);
+	if (!strcmp(kind, "public")) {
+		snprintf(buf, n, "%s", reason);
+		return;
+	}
+	k = !strcmp(kind, "hidden")   ? KF_SHAPE_HIDDEN
+	    : !strcmp(kind, "timing") ? KF_SHAPE_TIMING
+				      : KF_SHAPE_EDGE;
+	/* the shape: NAME=VALUE pairs between " at " and " (" */
+	for (const char *p = at + 4; p < open;) {
+		char name[KF_NAME_MAX];
+		size_t len = strcspn(p, "=");
+		long long v;
+		char *end;
+		if (p + len >= open || len == 0 || len >= sizeof(name))
+			break;
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		v = strtoll(p + len + 1, &end, 10);
+		kf_shape_set(&s, name, v);
+		p = end;
+		while (p < open && *p == ' ')
+			p++;
+	}
+	{
+		const char *o = strstr(dist_end, "output '");
+		if (o) {
+			o += 8;
+			snprintf(tensor, sizeof(tensor), "%.*s", (int)strcspn(o, "'"), o);
+		}
+	}
+	feedback_text(t, verdict, tensor, dist, k, &s, buf, n);
+}

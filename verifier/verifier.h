@@ -143,6 +143,14 @@ enum kf_status kf_verify_shapes(const struct kf_task *t, bool edges, bool timing
  * shape has ("B=16 (as in a shown shape)"), "N = 1", or the size class and residue ("2^10 <= N < 2^11,
  * N % 32 == 3, N prime"; below 64 only the parity). */
 void kf_shape_describe_hidden(const struct kf_task *t, const struct kf_shape *s, char *buf, size_t n);
+/* Feedback a prompt may show about a shape report that failed at a hidden or edge shape: the verdict, the
+ * tensor, the input distribution, the kind of shape and its description, never its values nor the
+ * detail (which names indices): "nan_mismatch in 'z' with typical inputs at a shape you are not shown (an
+ * edge shape the verifier derives): 2^9 <= N < 2^10, N % 32 == 14. Make the kernel correct ...". */
+void kf_shape_report_feedback(const struct kf_task *t, const struct kf_shape_report *r, char *buf, size_t n);
+/* The same from a recorded verification reason (a resumed run has only that): the reason as it is when
+ * it names a public shape or no shape, else the feedback above. */
+void kf_verify_reason_feedback(const struct kf_task *t, const char *reason, char *buf, size_t n);
 
 /* Findings of `kforge tasks lint`: degenerate tasks let a do-nothing kernel pass. */
 struct kf_lint_finding {

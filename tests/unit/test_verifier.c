@@ -491,6 +491,55 @@ static void test_describe_hidden(void)
 	kf_shape_describe_hidden(t, &s, buf, sizeof(buf));
 	CHECK_CONTAINS(buf, "N % 32 == 2");
 	CHECK(!has_number(buf, 4098) && !strstr(buf, "prime"));
+	/* feedback about a failing report: verdict, tensor, distribution, kind and description only */
+	{
+		struct kf_shape_report r;
+		char fb[1024];
+		memset(&r, 0, sizeof(r));
+		r.shape = s; /* B=1 N=4098 D=64 */
+		r.kind = KF_SHAPE_EDGE;
+		r.status = KF_VERDICT_NAN_MISMATCH;
+		r.dist = KF_INPUT_OFFSET;
+		snprintf(r.tensor, sizeof(r.tensor), "y");
+		snprintf(r.detail, sizeof(r.detail), "output 'y' [0, 4097]: got nan, want 1");
+		kf_shape_report_feedback(t, &r, fb, sizeof(fb));
+		CHECK_STR(
+		    fb,
+		    "nan_mismatch in 'y' with offset inputs at a shape you are not shown (an edge shape the "
+		    "verifier derives): B = 1; 2^12 <= N < 2^13, N % 32 == 2; D=64 (as in a shown shape). "
+		    "Make "
+		    "the kernel correct for every value of the dims.");
+		r.kind = KF_SHAPE_HIDDEN;
+		r.dist = KF_INPUT_INIT;
+		r.tensor[0] = '\0';
+		r.status = KF_VERDICT_RUNTIME_ERROR;
+		kf_shape_report_feedback(t, &r, fb, sizeof(fb));
+		CHECK_CONTAINS(fb, "runtime_error with typical inputs at a shape you are not shown (a hidden "
+				   "shape of the task)");
+		CHECK(!has_number(fb, 4098) && !has_number(fb, 4097));
+		/* from a recorded reason (a resumed run): the same, or the reason itself for a public shape
+		 */
+		kf_verify_reason_feedback(
+		    t,
+		    "wrong_output at B=13 N=4099 D=64 (hidden shape, sorted inputs, case seed "
+		    "0x00000000000000ab): output 'y' [12, 4098]: got 1, want 2",
+		    fb, sizeof(fb));
+		CHECK_STR(fb, "wrong_output in 'y' with sorted inputs at a shape you are not shown (a hidden "
+			      "shape of the "
+			      "task): 2^3 <= B < 2^4, B odd, B prime; 2^12 <= N < 2^13, N % 32 == 3, N "
+			      "prime; D=64 (as in a "
+			      "shown shape). Make the kernel correct for every value of the dims.");
+		kf_verify_reason_feedback(
+		    t,
+		    "wrong_output at B=8 N=1000 D=64 (public shape, init inputs, case seed 0x1): output "
+		    "'y' [0, 5]: got 1, want 2",
+		    fb, sizeof(fb));
+		CHECK_CONTAINS(fb, "at B=8 N=1000 D=64 (public shape");
+		kf_verify_reason_feedback(t, "the kernel does not compile: x.cu(3): error", fb, sizeof(fb));
+		CHECK_STR(fb, "the kernel does not compile: x.cu(3): error");
+		kf_verify_reason_feedback(t, "odd at (edge shape, x inputs", fb, 8);
+		CHECK(strlen(fb) < 8);
+	}
 	/* a bounded buffer is cut, never overrun */
 	kf_shape_describe_hidden(t, &s, buf, 12);
 	CHECK(strlen(buf) < 12);
