@@ -780,11 +780,14 @@ static void test_random_mutations(void)
 {
 	static const char base[] =
 	    "// kforge:scratch s f32 (cdiv(N,256))\n"
+	    "// kforge:zero s byte=3\n"
 	    "// kforge:launch k grid=(cdiv(N, 256), B) block=(256) smem=(4*256) args=(x, s, long(N), 3)\n"
+	    "// kforge:launch t<4, float> grid=(B) block=(64) args=(x, N*B, long(N-1))\n"
 	    "extern \"C\" { __global__ void __launch_bounds__(256) k(float *x, float *s, long long n, int "
 	    "c)\n"
-	    "{ /* } */ } }\n";
-	static const char noise[] = "()/,*\"{}=: \nkforge:launch";
+	    "{ /* } */ } }\n"
+	    "template <int V, typename T> __global__ void t(T *x, int n, size_t m) {}\n";
+	static const char noise[] = "()/,*\"{}=: \n<>kforge:launch";
 	uint64_t r = 12345;
 	int planned = 0;
 	for (int it = 0; it < 3000; it++) {
