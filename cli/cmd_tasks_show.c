@@ -66,6 +66,16 @@ static cJSON *task_json(const struct kf_task *t, const struct kf_kfile *ref)
 	a = cJSON_AddArrayToObject(o, "fixed_dims");
 	for (size_t i = 0; a && i < t->n_fixed; i++)
 		kf_json_add_string(a, NULL, t->fixed_dims[i]);
+	a = cJSON_AddObjectToObject(o, "constraints");
+	for (size_t i = 0; a && i < t->n_dims && i < KF_MAX_DIMS; i++) {
+		const struct kf_dim_constraint *c = &t->constraints[i];
+		cJSON *e;
+		if (!c->set || !(e = cJSON_AddObjectToObject(a, t->dims[i])))
+			continue;
+		kf_json_add_int(e, "multiple_of", c->multiple_of);
+		kf_json_add_int(e, "min", c->min);
+		kf_json_add_int(e, "max", c->max);
+	}
 	sh = cJSON_AddObjectToObject(o, "shapes");
 	if (sh) {
 		cJSON_AddItemToObject(sh, "public", shapes_json(t->shapes_public, t->n_public));
@@ -192,6 +202,12 @@ static void print_task(const struct kf_task *t, const struct kf_kfile *ref)
 		for (size_t i = 0; i < t->n_fixed; i++)
 			printf(" %s", t->fixed_dims[i]);
 		printf("\n");
+	}
+	for (size_t i = 0; i < t->n_dims && i < KF_MAX_DIMS; i++) {
+		const struct kf_dim_constraint *c = &t->constraints[i];
+		if (c->set)
+			printf("constraint:  %s multiple of %lld in %lld..%lld\n", t->dims[i],
+			       (long long)c->multiple_of, (long long)c->min, (long long)c->max);
 	}
 	printf("shapes:\n");
 	print_shapes("public", t->shapes_public, t->n_public);

@@ -32,6 +32,13 @@ for t in "$R"/*/task.json; do
 	*) bad "$(basename "$(dirname "$t")") dims: $dims" ;; esac
 done
 
+# tasks show states the constraints
+expect_exit 0 "tasks show of residual_f32" -- "$KFORGE" tasks show "$R/residual_f32/task.json"
+grep -q "^constraint:  C multiple of 4 in 1\.\." <<<"$OUT_TXT" && ok "tasks show lists the constraint" || bad "tasks show: $OUT_TXT"
+expect_exit 0 "tasks show --json of residual_f32" -- "$KFORGE" tasks show --json "$R/residual_f32/task.json"
+python3 -c 'import json,sys; c=json.loads(sys.stdin.read())["constraints"]; sys.exit(0 if c["C"]["multiple_of"] == 4 and "B" not in c else 1)' <<<"$OUT_TXT" &&
+	ok "tasks show --json has the constraints" || bad "tasks show --json: $OUT_TXT"
+
 # Lint: a constraint leaving a dim one residue mod 32 is a warning (exit 0), a milder one is nothing.
 expect_exit 0 "lint of matmul_aligned_f32 only warns" -- "$KFORGE" tasks lint --backend cpu "$R/matmul_aligned_f32/task.json"
 for d in M N K; do
