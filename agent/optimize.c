@@ -790,8 +790,11 @@ static void record_lesson(struct opt *z, const struct cand *c, const struct kf_s
 		snprintf(outcome, sizeof(outcome),
 			 "correct but slower than its parent (%.2fx against %.2fx, %s clock)", sc->speedup,
 			 ps->speedup, z->clock);
-	else
-		snprintf(outcome, sizeof(outcome), "%.280s", c->reason ? c->reason : c->verdict);
+	else /* the prompt-safe feedback: a reason names a hidden or edge shape's values */
+		snprintf(outcome, sizeof(outcome), "%.280s",
+			 c->check    ? c->check
+			 : c->reason ? c->reason
+				     : c->verdict);
 	struct kf_kb_lesson l = {0};
 	l.task_id = z->task_id;
 	l.run_id = z->run_id;
@@ -1214,8 +1217,8 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 		snprintf(a->rationale, sizeof(a->rationale), "%s", c->change ? c->change : "");
 		snprintf(a->verdict, sizeof(a->verdict), "%s", c->verdict[0] ? c->verdict : "unknown");
 		a->speedup = sc.correct ? sc.speedup : 0;
-		if (!sc.correct && c->reason)
-			snprintf(a->note, sizeof(a->note), "%.230s", c->reason);
+		if (!sc.correct && (c->check || c->reason)) /* check: the reason made prompt-safe */
+			snprintf(a->note, sizeof(a->note), "%.230s", c->check ? c->check : c->reason);
 	}
 	return 0;
 }
