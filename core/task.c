@@ -1363,9 +1363,9 @@ static char *dir_of(const char *path)
 enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *warnings, struct kf_task **out,
 			    struct kf_err *err)
 {
-	static const char *const known[] = {"format",      "name",      "title",    "category",   "level",
-					    "description", "dims",      "shapes",   "fixed_dims", "tensors",
-					    "params",      "reference", "baseline", "tolerance",  "flops",
+	static const char *const known[] = {"format",      "name",      "title",      "category",   "level",
+					    "description", "dims",      "shapes",     "fixed_dims", "tensors",
+					    "params",      "reference", "baseline",   "tolerance",  "flops",
 					    "bytes",       "baselines", "constraints"};
 	struct kf_buf raw = KF_BUF_INIT(TASK_MAX_FILE);
 	struct loader L = {.flags = flags, .warnings = warnings, .err = err};
