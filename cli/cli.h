@@ -38,6 +38,9 @@ int cmd_kb(int argc, char **argv);
 int cmd_tasks(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_sandbox(int argc, char **argv);
+/* The sandbox section of kforge doctor alone (`kforge sandbox layers [--json]`). */
+int kf_cli_sandbox_layers(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 /* `kforge tasks lint` and `tasks show` (cli/cmd_tasks_lint.c, cmd_tasks_show.c), dispatched from

@@ -176,6 +176,65 @@ static void device(struct doctor *d, enum kf_backend_kind b)
 	}
 }
 
+/* Every sandbox layer: active, switched off, or unavailable here (and why); then what that means for
+ * the cpu backend. */
+static void sandbox(struct doctor *d)
+{
+	const struct kf_sandbox_report *r = kf_sandbox_report();
+	cJSON *sec = section(d, "sandbox", "sandbox layers (sandbox/README.md)");
+	cJSON *layers = d->json ? cJSON_AddObjectToObject(sec, "layers") : NULL;
+	char buf[400];
+
+	item_bool(d, sec, "parent_not_dumpable", "parent", r->parent_nodump,
+		  "not dumpable (no /proc/PID/mem, environ or ptrace from children)", "DUMPABLE");
+	item_bool(d, sec, "parent_env_scrubbed", "parent environ", r->env_scrubbed,
+		  "initial block zeroed (/proc/PID/environ shows nothing)", "not scrubbed");
+	for (unsigned b = 0; b < KF_LAYER_COUNT; b++) {
+		unsigned bit = 1u << b;
+		const char *state = (r->active & bit)       ? "active"
+				    : !(r->requested & bit) ? "off ($KFORGE_SANDBOX_LAYERS)"
+				    : (r->available & bit)  ? "inactive (needs the userns layer)"
+							    : "unavailable";
+		if (d->json) {
+			cJSON *l = cJSON_AddObjectToObject(layers, kf_layer_name(b));
+			kf_json_add_bool(l, "active", (r->active & bit) != 0);
+			kf_json_add_bool(l, "requested", (r->requested & bit) != 0);
+			kf_json_add_bool(l, "available", (r->available & bit) != 0);
+			if (!(r->available & bit))
+				kf_json_add_string(l, "why", r->why[b]);
+			kf_json_add_string(l, "does", kf_layer_summary(b));
+			continue;
+		}
+		if (!(r->available & bit) && r->why[b][0])
+			snprintf(buf, sizeof(buf), "%s: %s", state, r->why[b]);
+		else
+			snprintf(buf, sizeof(buf), "%s", state);
+		printf("  %-18s %s\n", kf_layer_name(b), buf);
+	}
+	if (r->landlock_abi)
+		item_int(d, sec, "landlock_abi", "landlock ABI", r->landlock_abi);
+	if (r->cgroup[0])
+		item(d, sec, "cgroup_version", "cgroup", r->cgroup);
+	if (r->bad_spec[0]) {
+		snprintf(buf, sizeof(buf), "unknown layer '%s' in $KFORGE_SANDBOX_LAYERS (ignored)",
+			 r->bad_spec);
+		item(d, sec, "warning", "warning", buf);
+	}
+	if (r->cpu_opt_out)
+		snprintf(buf, sizeof(buf), "RUNS UNSANDBOXED CANDIDATE CODE: %s is set",
+			 KF_SANDBOX_OPT_OUT_ENV);
+	else if (r->cpu_allowed)
+		snprintf(buf, sizeof(buf), "runs candidate code (syscall allow-list + %s)",
+			 (r->active & KF_LAYER_LANDLOCK) ? "filesystem allow-list" : "separate uid");
+	else
+		snprintf(buf, sizeof(buf),
+			 "refuses to run candidate code: needs seccomp and landlock or uid (or %s=1)",
+			 KF_SANDBOX_OPT_OUT_ENV);
+	item(d, sec, "cpu_backend", "cpu backend", buf);
+	if (d->json)
+		kf_json_add_bool(sec, "cpu_allowed", r->cpu_allowed);
+}
+
 static void keys(struct doctor *d)
 {
 	static const char *const names[] = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
@@ -194,6 +253,25 @@ static void database(struct doctor *d, const char *flag)
 	item_bool(d, sec, "exists", "exists", exists(path, false), "yes", "no (created on first use)");
 }
 
+int kf_cli_sandbox_layers(int argc, char **argv)
+{
+	struct doctor d = {0};
+	int rc = KF_EXIT_OK;
+	for (int i = 1; i < argc; i++)
+		d.json = d.json || !strcmp(argv[i], "--json");
+	if (d.json && !(d.doc = cJSON_CreateObject())) {
+		kf_cli_error("out of memory");
+		return KF_EXIT_INTERNAL;
+	}
+	sandbox(&d);
+	if (d.json) {
+		struct kf_err err = KF_ERR_INIT;
+		rc = kf_json_fput(d.doc, true, stdout, &err) ? KF_EXIT_INTERNAL : KF_EXIT_OK;
+		cJSON_Delete(d.doc);
+	}
+	return rc;
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct doctor d = {0};
@@ -206,8 +284,9 @@ int cmd_doctor(int argc, char **argv)
 	if (kf_cli_start("doctor",
 			 "kforge doctor [--json] [--db FILE]\n\n"
 			 "Reports the host C++ compiler, NVRTC, the CUDA toolkit and CUPTI, the GPU and the\n"
-			 "cpu backend as a worker sees them, whether API keys are set (never their values)\n"
-			 "and the knowledge-base path. Exit 0.\n",
+			 "cpu backend as a worker sees them, each sandbox layer (active, off or unavailable,\n"
+			 "and why), whether API keys are set (never their values) and the knowledge-base\n"
+			 "path. Exit 0.\n",
 			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 0, &n_pos, NULL, &rc))
 		return rc;
 	if (d.json && !(d.doc = cJSON_CreateObject())) {
@@ -222,6 +301,7 @@ int cmd_doctor(int argc, char **argv)
 	cuda_toolkit(&d);
 	device(&d, KF_BACKEND_CUDA);
 	device(&d, KF_BACKEND_CPU);
+	sandbox(&d);
 	keys(&d);
 	database(&d, db);
 	if (d.json) {

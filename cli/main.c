@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sandbox/sandbox.h"
 
 volatile int kf_cli_interrupted;
 
@@ -25,6 +26,8 @@ static const struct kf_cmd commands[] = {
     {"tasks", cmd_tasks, "task files", "tasks <list|validate|lint|show> [options]"},
     {"report", cmd_report, "render a run's report", "report RUN [--format md|html|json] [--db FILE]"},
     {"doctor", cmd_doctor, "what this machine has", "doctor [--json]"},
+    {"sandbox", cmd_sandbox, "the sandbox: its layers, and any shared object run inside it",
+     "sandbox <test-module FILE.so [--entry NAME] [--json] | layers [--json]>"},
     {"version", cmd_version, "version and build information", "version [--json]"},
     {"help", cmd_help, "this list, or one command's help", "help [COMMAND]"},
 };
@@ -214,6 +217,8 @@ int main(int argc, char **argv)
 	const struct kf_cmd *c;
 	struct sigaction sa;
 
+	/* Before anything else: not dumpable, the initial environment block zeroed (sandbox/README.md). */
+	kf_sandbox_protect_parent();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

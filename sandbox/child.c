@@ -3,6 +3,7 @@
  * limit that kills the whole process group. Waiting is poll() on a pidfd and the pipe: no busy loop, no
  * SIGALRM, no SIGCHLD handler. */
 #include "child.h"
+#include "jail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,7 +98,7 @@ static const unsigned long denied_clone_flags[] = {
 /* Builds the deny-list filter. Allocates (libseccomp), so it must not run in a child forked from a
  * multi-threaded parent whose allocator another thread may hold: the parent builds it once
  * (kf_child_prepare) and the child only installs the compiled program. */
-static scmp_filter_ctx build_filter(int *err_out, const char **what)
+static scmp_filter_ctx build_filter(bool no_exec, int *err_out, const char **what)
 {
 	scmp_filter_ctx ctx;
 	int rc;
@@ -118,6 +119,15 @@ static scmp_filter_ctx build_filter(int *err_out, const char **what)
 			*what = "seccomp_rule_add";
 			goto fail;
 		}
+	}
+	/* A child that compiles in-process (NVRTC) has nothing to run. */
+	if (no_exec) {
+		*what = "seccomp exec rule";
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(execve), 0);
+		if (rc == 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(execveat), 0);
+		if (rc < 0)
+			goto fail;
 	}
 	/* Only local (AF_UNIX) sockets: no TCP/UDP, raw, netlink or packet sockets. */
 	*what = "seccomp socket rule";
@@ -150,16 +160,16 @@ fail:
 	return NULL;
 }
 
-/* The compiled filter, made once in the parent. */
-static struct sock_filter *prepared_prog;
-static unsigned short prepared_len;
+/* The compiled filters (with exec, without), made once in the parent. */
+static struct sock_filter *prepared_prog[2];
+static unsigned short prepared_len[2];
 static pthread_once_t prepared_once = PTHREAD_ONCE_INIT;
 
-static void prepare_filter(void)
+static void prepare_one(bool no_exec)
 {
 	const char *what;
 	int e = 0, fd;
-	scmp_filter_ctx ctx = build_filter(&e, &what);
+	scmp_filter_ctx ctx = build_filter(no_exec, &e, &what);
 	struct stat sb;
 
 	if (!ctx)
@@ -170,8 +180,9 @@ static void prepare_filter(void)
 	    sb.st_size / (off_t)sizeof(struct sock_filter) <= 0xffff) {
 		struct sock_filter *prog = malloc((size_t)sb.st_size);
 		if (prog && pread(fd, prog, (size_t)sb.st_size, 0) == sb.st_size) {
-			prepared_prog = prog;
-			prepared_len = (unsigned short)(sb.st_size / (off_t)sizeof(struct sock_filter));
+			prepared_prog[no_exec] = prog;
+			prepared_len[no_exec] =
+			    (unsigned short)(sb.st_size / (off_t)sizeof(struct sock_filter));
 		} else {
 			free(prog);
 		}
@@ -181,18 +192,25 @@ static void prepare_filter(void)
 	seccomp_release(ctx);
 }
 
-void kf_child_prepare(void)
+static void prepare_filters(void)
 {
-	pthread_once(&prepared_once, prepare_filter);
+	prepare_one(false);
+	prepare_one(true);
 }
 
-static void install_seccomp(void)
+void kf_child_prepare(void)
+{
+	kf_sandbox_protect_parent(); /* before any child exists */
+	pthread_once(&prepared_once, prepare_filters);
+}
+
+static void install_seccomp(bool no_exec)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		child_die("PR_SET_NO_NEW_PRIVS", errno);
-	if (prepared_prog) {
+	if (prepared_prog[no_exec]) {
 		/* no allocation here: safe after a fork from a multi-threaded parent */
-		struct sock_fprog fp = {prepared_len, prepared_prog};
+		struct sock_fprog fp = {prepared_len[no_exec], prepared_prog[no_exec]};
 		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) != 0)
 			child_die("PR_SET_SECCOMP", errno);
 		return;
@@ -201,7 +219,7 @@ static void install_seccomp(void)
 	{
 		const char *what = "seccomp";
 		int e = 0, rc;
-		scmp_filter_ctx ctx = build_filter(&e, &what);
+		scmp_filter_ctx ctx = build_filter(no_exec, &e, &what);
 		if (!ctx)
 			child_die(what, e);
 		rc = seccomp_load(ctx);
@@ -245,13 +263,17 @@ void kf_child_apply_limits(const struct kf_child_limits *lim)
 	}
 	if (lim->as_bytes)
 		set_limit(RLIMIT_AS, (rlim_t)lim->as_bytes, (rlim_t)lim->as_bytes, "RLIMIT_AS");
-	if (lim->no_network && unshare(CLONE_NEWNET) != 0) {
+	if (lim->no_network && !(lim->jail && (lim->jail->layers & KF_LAYER_NETNS)) &&
+	    unshare(CLONE_NEWNET) != 0) {
 		/* EPERM (no CAP_SYS_ADMIN) or EINVAL/ENOSYS (no netns support): tolerated by contract. */
 		if (errno != EPERM && errno != EINVAL && errno != ENOSYS)
 			child_die("unshare(CLONE_NEWNET)", errno);
 	}
-	if (lim->seccomp)
-		install_seccomp();
+	/* Namespaces, the uid, Landlock: the deny-list below would refuse the unshare calls. */
+	if (lim->jail)
+		kf_jail_enter(lim->jail, lim->nproc);
+	if (lim->seccomp && (!lim->jail || (lim->jail->layers & KF_LAYER_SECCOMP)))
+		install_seccomp(lim->jail && lim->jail->kind == KF_JAIL_INPROCESS);
 }
 
 /* ---- in the parent ------------------------------------------------------------------------ */

@@ -157,6 +157,29 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 	kf_sha256_final(&h, digest);
 	kf_hex_encode(digest, sizeof(digest), key);
 
+	/* No compiler reads a file the include rules refuse (a compile_error that says why). */
+	{
+		struct kf_buf log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
+		st = kf_include_check(k->source, k->source_len, k->path ? k->path : name, &log);
+		if (st == KF_ERR_COMPILE && (c = kf_compiled_new(opts->backend)) != NULL) {
+			free(c->log);
+			c->log = kf_buf_detach(&log, NULL);
+			if (!c->log) {
+				kf_compiled_free(c);
+				return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+			}
+			snprintf(c->compiler, sizeof(c->compiler), "%s", compiler);
+			snprintf(c->arch, sizeof(c->arch), "%s", arch);
+			memcpy(c->key, key, sizeof(c->key));
+			c->wall_ms = kf_now_ms() - t0;
+			*out = c;
+			return kf_err_set(err, KF_ERR_COMPILE, "'%s' breaks kforge's include rules", name);
+		}
+		kf_buf_release(&log);
+		if (st)
+			return kf_err_set(err, st == KF_ERR_COMPILE ? KF_ERR_NOMEM : st, "out of memory");
+	}
+
 	/* No usable cache directory is not an error: the compile just is not remembered. */
 	use_cache = !opts->no_cache && kf_cache_dir(opts->cache_dir, dir, sizeof(dir), NULL) == KF_OK;
 	if (use_cache && kf_cache_load(dir, key, &c, &cached_st)) {
@@ -172,6 +195,23 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 				      opts->timeout_ms, &c, err);
 	else if ((st = kf_cpu_compile(k, opts, &c, err)) == KF_OK && c)
 		st = kf_cpu_names(c, exprs, n_exprs, err);
+	if ((st == KF_ERR_CRASH || st == KF_ERR_LIMIT) && !c && (c = kf_compiled_new(opts->backend))) {
+		/* A compiler that died (out of its memory limit, a signal) on this source: the source is
+		 * rejected, not the run (never cached: it may not happen again). */
+		free(c->log);
+		c->log = kf_strdup(err && err->msg[0] ? err->msg : kf_status_name(st));
+		if (!c->log) {
+			kf_compiled_free(c);
+			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		}
+		snprintf(c->compiler, sizeof(c->compiler), "%s", compiler);
+		snprintf(c->arch, sizeof(c->arch), "%s", arch);
+		memcpy(c->key, key, sizeof(c->key));
+		c->wall_ms = kf_now_ms() - t0;
+		*out = c;
+		return kf_err_set(err, KF_ERR_COMPILE, "the compiler could not finish '%s': %s", name,
+				  c->log);
+	}
 	if (st != KF_OK && st != KF_ERR_COMPILE) {
 		kf_compiled_free(c);
 		return st;

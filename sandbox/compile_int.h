@@ -41,9 +41,14 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
  * spill stores/loads) into a new array (*out, *n; free() it). Lines it does not know are ignored. */
 enum kf_status kf_ptxas_parse(const char *log, struct kf_kernel_res **out, size_t *n, struct kf_err *err);
 
-/* The cache directory: opts->cache_dir, else $KFORGE_CACHE, else ~/.cache/kforge; created (mode 0700)
- * when missing. KF_ERR_IO when none can be made (kf_compile then compiles without a cache). */
-enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct kf_err *err);
+/* The include rules (sandbox/includes.c), on the user's source before any compiler runs: KF_ERR_COMPILE
+ * with "FILE:LINE: error: ..." appended to log for the first #include, __has_include, #pragma GCC
+ * dependency or assembler .incbin that names an absolute path, '..', proc/ or dev/, or a computed
+ * (macro) name; KF_OK when there is none. */
+enum kf_status kf_include_check(const char *src, size_t len, const char *file, struct kf_buf *log);
+
+/* kf_cache_dir (sandbox.h): KF_ERR_IO when no folder can be made (kf_compile then compiles without a
+ * cache). */
 /* Loads the entry for key. Returns true on a hit, with *out (cached = true) and *status the compile's
  * outcome (KF_OK or KF_ERR_COMPILE). A missing, partial, corrupt or foreign entry is a miss. */
 bool kf_cache_load(const char *dir, const char *key, struct kf_compiled **out, enum kf_status *status);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compile_int.h"
+#include "jail.h"
 #include "regex.h"
 
 /* Child → parent records: u32 tag, u32 zero, u64 length, then length bytes (host byte order: both ends
@@ -29,6 +30,7 @@ enum {
 #define REC_HEADER_BYTES 16
 /* The whole payload: image + PTX (about as large) + log + headers. */
 #define PAYLOAD_MAX (2 * KF_COMPILE_IMAGE_MAX + KF_COMPILE_RAWLOG_MAX + 4096)
+#define NVRTC_NPROC 16 /* NVRTC runs in-process: the pid-namespace relay and a few threads */
 
 /* ---- arch and options --------------------------------------------------------------------- */
 
@@ -337,6 +339,7 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
 	struct kf_buf pl = KF_BUF_INIT(PAYLOAD_MAX), log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
 	struct decoded d;
 	struct kf_compiled *c = NULL;
+	struct kf_jail *jail = NULL;
 	enum kf_status st;
 
 	*out = NULL;
@@ -355,8 +358,28 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
 	lim.fsize_bytes = (uint64_t)64 << 20;
 	lim.no_network = true;
 	lim.seccomp = true;
+	lim.nproc = NVRTC_NPROC;
+	/* The jail: read the toolkit (headers, libnvrtc-builtins) and the system libraries, write and run
+	 * nothing, an empty environment. */
+	jail = malloc(sizeof(*jail));
+	if (!jail) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	kf_jail_init(jail, KF_JAIL_INPROCESS);
+	{
+		const char *home = getenv("CUDA_HOME");
+		char real[4096];
+		if (!home || !*home)
+			home = "/usr/local/cuda";
+		kf_jail_rule(jail, realpath(home, real) ? real : home, KF_FS_READ);
+		kf_jail_setenv(jail, "LANG", "C");
+		kf_jail_cgroup(jail, KF_COMPILE_AS_BYTES, NVRTC_NPROC);
+	}
+	lim.jail = jail;
 
 	st = kf_child_run_fn(nvrtc_child, &job, &lim, &pl, &res, err);
+	kf_jail_release(jail);
 	if (st == KF_ERR_TIMEOUT) {
 		if (res.wall_ms >= timeout_ms)
 			kf_err_set(err, KF_ERR_TIMEOUT,
@@ -450,6 +473,7 @@ enum kf_status kf_nvrtc_compile(const char *source, size_t len, const char *name
 	c = NULL;
 	st = KF_OK;
 done:
+	free(jail);
 	kf_compiled_free(c);
 	kf_buf_release(&pl);
 	kf_buf_release(&log);

@@ -11,7 +11,66 @@
 #include "kf.h"
 #include "kfile.h"
 
+/* ---- sandbox layers (sandbox/README.md) --------------------------------------------------- */
+
+/* The layers around every child (compile children, workers). Each can be switched off on its own with
+ * $KFORGE_SANDBOX_LAYERS (tests: "all" by default, "none", a comma list of names, "all,-name"); what
+ * a layer needs and this machine lacks is simply not active (kforge doctor says why). */
+enum kf_layer {
+	KF_LAYER_ENV = 1 << 0,      /* children start from an empty environment plus an allow-list */
+	KF_LAYER_UID = 1 << 1,      /* as root: a separate unprivileged uid/gid for every child */
+	KF_LAYER_USERNS = 1 << 2,   /* a user namespace (what lets a non-root user make the others) */
+	KF_LAYER_PIDNS = 1 << 3,    /* a pid namespace: nothing outside can be named, let alone signalled */
+	KF_LAYER_NETNS = 1 << 4,    /* a network namespace: no interfaces but a down loopback */
+	KF_LAYER_IPCNS = 1 << 5,    /* an IPC namespace (System V, POSIX message queues) */
+	KF_LAYER_MNTNS = 1 << 6,    /* a mount namespace; compile children get a bounded private /tmp */
+	KF_LAYER_LANDLOCK = 1 << 7, /* the filesystem allow-list */
+	KF_LAYER_SECCOMP = 1 << 8,  /* syscall filter: an allow-list for the cpu worker after its setup */
+	KF_LAYER_CGROUP = 1 << 9,   /* a memory and process bound on each child and what it starts */
+};
+#define KF_LAYER_COUNT 10
+#define KF_LAYERS_ALL ((1u << KF_LAYER_COUNT) - 1)
+/* The opt-out that lets the cpu backend run candidate code without its minimum sandbox. */
+#define KF_SANDBOX_OPT_OUT_ENV "KFORGE_UNSANDBOXED_CPU_BACKEND_I_ACCEPT_THE_RISK"
+/* Children running under a separate uid get one from [BASE, BASE + 2^30): BASE + (pid of kforge mod
+ * 2^22) * 256 + a per-process counter mod 256, so no two concurrent children share one. gid = uid. */
+#define KF_SANDBOX_UID_BASE 1879048192u
+
+/* "env", "uid", ... (index = bit number); NULL past the end. */
+const char *kf_layer_name(unsigned bit);
+/* One line on what the layer does. */
+const char *kf_layer_summary(unsigned bit);
+
+struct kf_sandbox_report {
+	unsigned requested;            /* $KFORGE_SANDBOX_LAYERS */
+	unsigned available;            /* what this machine and user allow */
+	unsigned active;               /* requested & available */
+	char why[KF_LAYER_COUNT][160]; /* for each unavailable layer */
+	char bad_spec[160];            /* an unknown name in $KFORGE_SANDBOX_LAYERS, if any */
+	int landlock_abi;              /* 0: none */
+	bool root;
+	bool parent_nodump; /* PR_SET_DUMPABLE is off in this process */
+	bool env_scrubbed;  /* the initial environment block was cleared */
+	bool cpu_allowed;   /* the cpu backend has its minimum sandbox, or the opt-out is set */
+	bool cpu_opt_out;   /* KF_SANDBOX_OPT_OUT_ENV is set */
+	char cgroup[8];     /* "v2", "v1" or "" */
+};
+
+/* Probed once per process (a few ms: small child processes try what the kernel allows). */
+const struct kf_sandbox_report *kf_sandbox_report(void);
+
+/* The trusted parent out of reach of its children: PR_SET_DUMPABLE off (no /proc/PID/mem, environ or
+ * ptrace without CAP_SYS_PTRACE), and the initial environment block (/proc/PID/environ) moved to the
+ * heap and zeroed. Idempotent; main() calls it first, and every child spawn calls it again. */
+void kf_sandbox_protect_parent(void);
+
+/* KF_OK when the cpu backend may run candidate code here: the syscall allow-list plus Landlock or a
+ * separate uid are active, or the opt-out is set. Else KF_ERR_UNAVAILABLE saying what is missing. */
+enum kf_status kf_sandbox_cpu_check(struct kf_err *err);
+
 /* ---- child processes ---------------------------------------------------------------------- */
+
+struct kf_jail; /* sandbox-private: namespaces, uid, Landlock rules, cgroup of one child */
 
 struct kf_child_limits {
 	int timeout_ms;       /* wall clock; the whole process group is killed past it (0: none) */
@@ -21,6 +80,8 @@ struct kf_child_limits {
 	int nofile;           /* RLIMIT_NOFILE (0: default 256) */
 	bool no_network;      /* unshare(CLONE_NEWNET) where permitted */
 	bool seccomp;         /* install the deny-list (no ptrace, mount, network sockets, ...) */
+	int nproc;            /* RLIMIT_NPROC once the child has its own uid or user namespace (0: none) */
+	const struct kf_jail *jail; /* sandbox-private confinement (NULL: none) */
 };
 
 struct kf_child_result {
@@ -127,6 +188,34 @@ struct kf_baseline;
 enum kf_status kf_libcall_module(const struct kf_baseline *b, enum kf_backend_kind backend,
 				 struct kf_compiled **out, struct kf_err *err);
 
+/* ---- the caches ----------------------------------------------------------------------------- */
+
+/* Compile results and sealed blobs (reference outputs, the cpu runtime object) under the cache folder
+ * (opts->cache_dir, $KFORGE_CACHE, ~/.cache/kforge). Only kforge writes them; every entry carries an
+ * HMAC-SHA256 under the folder's key (CACHE/.mac-key, mode 0600, which no child can read), checked on
+ * every load: a forged or altered entry is a miss, a warning, and removed. Each kind is bounded (compile
+ * results $KFORGE_CACHE_MAX_MB, default 2048; reference outputs $KFORGE_REFCACHE_MAX_MB, default 1024),
+ * least recently used evicted first. */
+enum { KF_CACHE_COMPILE = 0, KF_CACHE_REF = 1, KF_CACHE_OTHER = 2 };
+
+struct kf_cache_stats {
+	char dir[4096];
+	size_t n[3]; /* entries per kind (KF_CACHE_*) */
+	uint64_t bytes[3];
+	uint64_t max_compile_bytes, max_ref_bytes;
+};
+
+enum kf_status kf_cache_stats(const char *dir, struct kf_cache_stats *st, struct kf_err *err);
+/* Evicts least recently used entries until compile results take at most max_compile bytes and reference
+ * outputs max_ref; max_compile 0 also drops the other blobs. */
+enum kf_status kf_cache_prune(const char *dir, uint64_t max_compile, uint64_t max_ref, struct kf_err *err);
+/* A sealed blob NAME ("ref/<hex>.bin", "<name>.blob") of at most out->max bytes: true with the bytes in
+ * out when present and its MAC holds. dir: the cache folder (kf_cache_dir). */
+bool kf_cache_blob_load(const char *dir, const char *name, struct kf_buf *out);
+enum kf_status kf_cache_blob_store(const char *dir, const char *name, const void *data, size_t n);
+/* The cache folder (cache_dir, else $KFORGE_CACHE, else ~/.cache/kforge), created 0700. */
+enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct kf_err *err);
+
 /* ---- worker sessions ---------------------------------------------------------------------- */
 
 #define KF_MAX_BUFFERS 48
@@ -162,6 +251,12 @@ struct kf_worker_opts {
 	uint64_t host_mem_bytes; /* cpu backend: RLIMIT_AS for the worker (0: 8 GiB) */
 	uint64_t shuffle_seed;   /* cpu: seeded order of fibers between barriers (0: program order) */
 	bool sanitize;           /* the module was built with ASan */
+	double deadline_ms;      /* absolute (kf_now_ms) end of the whole evaluation: every wait of this
+				    session stops there (0: none) */
+	const char *test_entry;  /* cpu: `kforge sandbox test-module`: the module is any shared object;
+				    the one launch calls this `int f(void)` instead of a kernel */
+	struct kf_buf *log_copy; /* when set, the worker's whole log (redacted) is appended here when the
+				    session ends, also when kf_session_start fails */
 };
 
 /* Per-step flags. */
@@ -228,5 +323,27 @@ enum kf_status kf_device_probe(enum kf_backend_kind b, const char *worker_path, 
 
 /* Path of kforge-worker beside /proc/self/exe, or $KFORGE_WORKER. */
 const char *kf_worker_default_path(void);
+
+/* ---- kforge sandbox test-module ------------------------------------------------------------ */
+
+/* What happened to a shared object loaded into the cpu worker exactly as a candidate module is. */
+struct kf_test_module_report {
+	bool loaded;    /* dlopen (and the constructors) finished and the worker answered */
+	bool entry_ran; /* the entry returned (its code below) */
+	int entry_code;
+	enum kf_status status; /* KF_OK, or how the load or the entry ended (RUNTIME, TIMEOUT, CRASH...) */
+	char msg[600];         /* the worker's or the session's words for it */
+	unsigned layers;       /* the sandbox layers the worker had */
+	size_t n_refused;      /* lines the worker wrote for syscalls its filter refused */
+	char refused[16][160];
+	char *log; /* the worker's whole log (redacted), never NULL; free() it */
+};
+
+/* Loads the shared object at path (any host code built with -shared -fPIC) into a cpu worker through
+ * the candidate path (memfd, dlopen inside the sandbox, so its constructors run there), then calls
+ * `int entry(void)` in a step. Returns KF_OK with rep filled whatever the module did; an error only when
+ * the test could not be made (no file, the cpu backend unavailable or refused). */
+enum kf_status kf_sandbox_test_module(const char *path, const char *entry, int timeout_ms,
+				      struct kf_test_module_report *rep, struct kf_err *err);
 
 #endif

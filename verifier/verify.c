@@ -120,14 +120,12 @@ static size_t region_bytes(uint64_t n_bytes)
 	return round_up(2 * (size_t)KF_GUARD_BYTES + (size_t)n_bytes, 256);
 }
 
+/* The cache folder (sandbox.h); the reference outputs are sealed blobs under its ref/ ("" when there
+ * is no usable folder: no caching). */
 static void cache_dir_init(struct vctx *c)
 {
-	const char *env = getenv("KFORGE_CACHE"), *home = getenv("HOME");
-	if (env && *env)
-		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/ref", env);
-	else
-		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/kforge/ref",
-			 home && *home ? home : "/tmp");
+	if (kf_cache_dir(NULL, c->cache_dir, sizeof(c->cache_dir), NULL) != KF_OK)
+		c->cache_dir[0] = '\0';
 }
 
 static bool tensor_is_out(const struct kf_tensor *te)
@@ -316,7 +314,10 @@ static void step_init(struct kf_step *s, const struct layout *L, size_t k, uint3
 
 /* ---- reference outputs (own worker, cached on disk per task, reference, shape and case) ---------- */
 
-static void ref_cache_path(const struct vctx *c, const struct vshape *v, size_t k, char *path, size_t n)
+/* The most reference output one cache entry holds (larger ones are recomputed each time). */
+#define REF_CACHE_ENTRY_MAX ((size_t)64 << 20)
+
+static void ref_cache_name(const struct vctx *c, const struct vshape *v, size_t k, char *name, size_t n)
 {
 	char shape[512], key_src[1024], key[65];
 	kf_shape_format(v->shape, shape, sizeof(shape));
@@ -325,7 +326,7 @@ static void ref_cache_path(const struct vctx *c, const struct vshape *v, size_t 
 	snprintf(key_src, sizeof(key_src), "kforge-ref-%d|%s|%s|%s|%016" PRIx64 "|%d", INPUTS_VERSION,
 		 c->t->hash, c->ref_hash, shape, v->cases[k].seed, (int)v->cases[k].dist);
 	kf_sha256_hex(key_src, strlen(key_src), key);
-	snprintf(path, n, "%s/%s.bin", c->cache_dir, key);
+	snprintf(name, n, "ref/%s.bin", key);
 }
 
 static size_t ref_out_bytes(const struct vctx *c, const struct vshape *v)
@@ -337,27 +338,29 @@ static size_t ref_out_bytes(const struct vctx *c, const struct vshape *v)
 	return n;
 }
 
+/* A cached reference output: only what kforge sealed with its key (kf_cache_blob_load), of exactly
+ * the size the shape gives. */
 static bool ref_cache_load(const struct vctx *c, struct vshape *v, size_t k)
 {
-	char path[PATH_MAX];
-	size_t want = ref_out_bytes(c, v);
-	FILE *f;
-	bool ok = true;
+	char name[128];
+	size_t want = ref_out_bytes(c, v), off = 0;
+	struct kf_buf b = KF_BUF_INIT(want ? want : 1);
+	bool ok;
 
-	ref_cache_path(c, v, k, path, sizeof(path));
-	f = fopen(path, "rb");
-	if (!f)
+	if (!c->cache_dir[0] || want > REF_CACHE_ENTRY_MAX)
 		return false;
+	ref_cache_name(c, v, k, name, sizeof(name));
+	ok = kf_cache_blob_load(c->cache_dir, name, &b) && b.len == want;
 	for (size_t i = 0; i < c->t->n_tensors && ok; i++) {
 		if (!tensor_is_out(&c->t->tensors[i]))
 			continue;
 		v->ref[k][i] = malloc(v->n_bytes[i] ? v->n_bytes[i] : 1);
-		ok = v->ref[k][i] && fread(v->ref[k][i], 1, v->n_bytes[i], f) == v->n_bytes[i];
+		ok = v->ref[k][i] != NULL;
+		if (ok)
+			memcpy(v->ref[k][i], b.data + off, v->n_bytes[i]);
+		off += v->n_bytes[i];
 	}
-	if (ok && fgetc(f) != EOF)
-		ok = false;
-	fclose(f);
-	(void)want;
+	kf_buf_release(&b);
 	if (!ok)
 		for (size_t i = 0; i < c->t->n_tensors; i++) {
 			free(v->ref[k][i]);
@@ -368,14 +371,15 @@ static bool ref_cache_load(const struct vctx *c, struct vshape *v, size_t k)
 
 static void ref_cache_store(const struct vctx *c, const struct vshape *v, size_t k)
 {
-	char path[PATH_MAX];
-	struct kf_buf b = KF_BUF_INIT((size_t)1 << 34);
+	char name[128];
+	struct kf_buf b = KF_BUF_INIT(REF_CACHE_ENTRY_MAX);
+	if (!c->cache_dir[0])
+		return;
 	for (size_t i = 0; i < c->t->n_tensors; i++)
 		if (tensor_is_out(&c->t->tensors[i]) && kf_buf_add(&b, v->ref[k][i], v->n_bytes[i]))
 			goto out;
-	kf_mkdir_p(c->cache_dir, 0755, NULL); /* no cache folder: nothing is remembered */
-	ref_cache_path(c, v, k, path, sizeof(path));
-	kf_write_file_atomic(path, b.data, b.len, NULL); /* a cache write that fails is only a miss later */
+	ref_cache_name(c, v, k, name, sizeof(name));
+	kf_cache_blob_store(c->cache_dir, name, b.data, b.len); /* a failed store is only a miss later */
 out:
 	kf_buf_release(&b);
 }

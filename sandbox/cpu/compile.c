@@ -4,8 +4,10 @@
  * builds it in a sandboxed child and links it with the fiber runtime (kf_runtime.h, compiled once per
  * shim version and mode into the shim folder of the cache) into a shared object. */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pcre2.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "../../core/embed.h"
 #include "../compile_int.h"
+#include "../jail.h"
 #include "cpu.h"
 #include "fs.h"
 #include "hash.h"
@@ -315,55 +318,244 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 	return st;
 }
 
-/* ---- shim extraction and the compile --------------------------------------------------------- */
+/* ---- the private compile folder ----------------------------------------------------------- */
 
-/* Writes the embedded shim headers to CACHE/cpu-shim-HASH once (marker file last), so installed
- * binaries need no source tree. */
-static enum kf_status shim_extract(const char *cache, char *dir, size_t dir_len, struct kf_err *err)
+#define CXX_NPROC 64                          /* g++, cc1plus, as, collect2, ld and then some */
+#define CXX_TMP_BYTES ((uint64_t)512 << 20)   /* the private /tmp (a tmpfs) of one compile */
+#define CXX_FSIZE_BYTES ((uint64_t)256 << 20) /* any one file it writes */
+#define RT_OBJECT_MAX ((size_t)16 << 20)
+
+/* A file the parent writes into the compile folder (never through a link the child left there). */
+static enum kf_status write_plain(const char *path, const void *data, size_t n, struct kf_err *err)
 {
-	if (snprintf(dir, dir_len, "%s/cpu-shim-%016llx", cache, (unsigned long long)shim_hash()) >=
-	    (int)dir_len)
-		return kf_err_set(err, KF_ERR_INVALID, "cache path too long: '%s'", cache);
-	char mark[4200];
-	snprintf(mark, sizeof(mark), "%s/.complete", dir);
-	if (access(mark, F_OK) == 0)
-		return KF_OK;
-	enum kf_status st = kf_mkdir_p(dir, 0700, err);
-	if (st != KF_OK)
-		return st;
+	const char *p = data;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return kf_err_set(err, KF_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(fd);
+			return kf_err_set(err, KF_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return close(fd) == 0 ? KF_OK
+			      : kf_err_set(err, KF_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+}
+
+/* Reads back what the child made: a regular file with one link (not a link to something else, not a
+ * FIFO that would block), at most b->max bytes. */
+static enum kf_status read_child_file(const char *path, struct kf_buf *b, struct kf_err *err)
+{
+	char chunk[65536];
+	struct stat sb;
+	enum kf_status st = KF_OK;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return kf_err_set(err, KF_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1) {
+		close(fd);
+		return kf_err_set(err, KF_ERR_IO, "'%s' is not a plain file of the compile", path);
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st = kf_err_set(err, KF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if ((st = kf_buf_add(b, chunk, (size_t)n)) != KF_OK) {
+			kf_err_set(err, st, "'%s' is larger than %zu bytes", path, b->max);
+			break;
+		}
+	}
+	close(fd);
+	return st;
+}
+
+/* Removes dir and whatever a child left in it, never following a link out of it. */
+static void rm_tree_at(int parent, const char *name, int depth)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+
+	if (fd < 0) {
+		unlinkat(parent, name, 0);
+		return;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			if (unlinkat(fd, e->d_name, 0) != 0 && depth < 32)
+				rm_tree_at(fd, e->d_name, depth + 1);
+		}
+	closedir(d);
+	unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+static void rm_workdir(const char *dir)
+{
+	rm_tree_at(AT_FDCWD, dir, 0);
+}
+
+/* The embedded shim headers, written into WORK/shim for this compile alone: a child (or an earlier
+ * compile) cannot have altered what this one includes. */
+static enum kf_status shim_write(const char *work, char *dir, size_t dir_len, struct kf_err *err)
+{
 	const char *name;
 	size_t len, n = 0;
+	enum kf_status st;
+
+	if (snprintf(dir, dir_len, "%s/shim", work) >= (int)dir_len)
+		return kf_err_set(err, KF_ERR_INVALID, "path too long: '%s'", work);
+	if ((st = kf_mkdir_p(dir, 0755, err)) != KF_OK)
+		return st;
 	for (size_t i = 0; kf_embed_at(i, &name, &len); i++) {
 		const char *data = kf_embed_at(i, &name, &len);
+		char path[4400], *slash;
 		if (strncmp(name, SHIM_PREFIX, strlen(SHIM_PREFIX)) != 0)
 			continue;
-		char path[4200];
 		snprintf(path, sizeof(path), "%s/%s", dir, name + strlen(SHIM_PREFIX));
-		char *slash = strrchr(path, '/');
+		slash = strrchr(path, '/');
 		if (slash > path + strlen(dir)) {
 			*slash = '\0';
-			if ((st = kf_mkdir_p(path, 0700, err)) != KF_OK)
+			if ((st = kf_mkdir_p(path, 0755, err)) != KF_OK)
 				return st;
 			*slash = '/';
 		}
-		if ((st = kf_write_file_atomic(path, data, len, err)) != KF_OK)
+		if ((st = write_plain(path, data, len, err)) != KF_OK)
 			return st;
 		n++;
 	}
 	if (n == 0)
 		return kf_err_set(err, KF_ERR_INTERNAL, "no cpu shim headers are embedded in this binary");
-	return kf_write_file_atomic(mark, "", 0, err);
+	return KF_OK;
 }
 
-static void rm_workdir(const char *dir)
+/* ---- the toolchain a compile child may run ---------------------------------------------------- */
+
+#define MAX_TOOLS 10
+
+static struct {
+	size_t n;
+	char path[MAX_TOOLS][PATH_MAX];
+	char prefix[PATH_MAX]; /* the compiler's installation prefix (/usr for the system g++) */
+} tools;
+static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
+
+/* An absolute path for a program name: itself, or the first match on $PATH, resolved. */
+static bool resolve_program(const char *name, char *out)
 {
-	static const char *const files[] = {"kernel.cpp", "kernel.so", "rt.cpp", "rt.o"};
-	char p[4200];
-	for (size_t i = 0; i < KF_ARRAY_SIZE(files); i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-		unlink(p);
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+	if (strchr(name, '/'))
+		return realpath(name, out) != NULL;
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n && snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, p, name) < (int)sizeof(cand) &&
+		    access(cand, X_OK) == 0)
+			return realpath(cand, out) != NULL;
+		p += n;
+		if (*p == ':')
+			p++;
 	}
-	rmdir(dir);
+	return false;
+}
+
+static void tool_add(const char *path)
+{
+	char real[PATH_MAX];
+	if (tools.n < MAX_TOOLS && resolve_program(path, real)) {
+		for (size_t i = 0; i < tools.n; i++)
+			if (!strcmp(tools.path[i], real))
+				return;
+		snprintf(tools.path[tools.n++], PATH_MAX, "%s", real);
+	}
+}
+
+/* The compiler driver, the programs it runs (asked of the driver itself) and the dynamic loader: the
+ * only files a compile child may execute. */
+static void find_tools(void)
+{
+	static const char *const progs[] = {"cc1plus", "cc1", "as", "ld", "collect2", "lto-wrapper"};
+	char drv[PATH_MAX];
+	tool_add(cxx_path());
+	for (size_t i = 0; i < KF_ARRAY_SIZE(progs); i++) {
+		char opt[64];
+		const char *argv[] = {cxx_path(), opt, NULL};
+		struct kf_child_limits lim = {.timeout_ms = 10000, .cpu_s = 10};
+		struct kf_buf out = KF_BUF_INIT(PATH_MAX);
+		struct kf_child_result res;
+		snprintf(opt, sizeof(opt), "-print-prog-name=%s", progs[i]);
+		if (kf_child_run_argv(argv, NULL, &lim, &out, &res, NULL) == KF_OK && !res.exit_code &&
+		    !res.term_signal) {
+			out.data[strcspn(out.data, "\r\n")] = '\0';
+			/* clang answers "cc1plus" back unchanged: it has none (it compiles in-process) */
+			if (strcmp(out.data, progs[i]) || !strcmp(progs[i], "as") || !strcmp(progs[i], "ld"))
+				tool_add(out.data);
+		}
+		kf_buf_release(&out);
+	}
+	tool_add("/lib64/ld-linux-x86-64.so.2");
+	tool_add("/lib/ld-linux-aarch64.so.1");
+	if (resolve_program(cxx_path(), drv)) {
+		char *s = strrchr(drv, '/');
+		if (s) {
+			*s = '\0';
+			s = strrchr(drv, '/');
+			if (s && s != drv) {
+				*s = '\0';
+				snprintf(tools.prefix, sizeof(tools.prefix), "%s", drv);
+			}
+		}
+	}
+}
+
+/* The jail of one host-compiler run: read the compiler's trees and the system headers, execute the
+ * toolchain's programs only, write the compile folder and a private /tmp only. */
+static void toolchain_jail(struct kf_jail *j, const char *work)
+{
+	static const char *const trees[] = {"/usr/include", "/usr/local/include", "/usr/libexec"};
+	static const char *const sub[] = {"include", "lib", "lib64", "libexec"};
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX + 16];
+
+	pthread_once(&tools_once, find_tools);
+	kf_jail_init(j, KF_JAIL_TOOLCHAIN);
+	for (size_t i = 0; i < KF_ARRAY_SIZE(trees); i++)
+		kf_jail_rule(j, trees[i], KF_FS_READ);
+	if (tools.prefix[0] && strcmp(tools.prefix, "/usr"))
+		for (size_t i = 0; i < KF_ARRAY_SIZE(sub); i++) {
+			snprintf(buf, sizeof(buf), "%s/%s", tools.prefix, sub[i]);
+			kf_jail_rule(j, buf, KF_FS_READ);
+		}
+	for (size_t i = 0; i < tools.n; i++)
+		kf_jail_rule(j, tools.path[i], KF_FS_READ | KF_FS_EXEC);
+	kf_jail_rule(j, work, KF_FS_READ | KF_FS_WRITE);
+	kf_jail_setenv(j, "PATH", path && *path ? path : "/usr/bin:/bin");
+	kf_jail_setenv(j, "LANG", "C");
+	kf_jail_setenv(j, "LC_ALL", "C");
+	/* Temporary files go to WORK/tmp: with a mount namespace a tmpfs of its own there (bounded),
+	 * else the folder itself (each file bounded by RLIMIT_FSIZE). */
+	snprintf(buf, sizeof(buf), "%s/tmp", work);
+	kf_jail_setenv(j, "TMPDIR", buf);
+	if (j->layers & KF_LAYER_MNTNS) {
+		snprintf(j->tmp_dir, sizeof(j->tmp_dir), "%s", buf);
+		j->tmp_bytes = CXX_TMP_BYTES;
+	}
+	kf_jail_cgroup(j, KF_COMPILE_AS_BYTES, CXX_NPROC);
 }
 
 /* argv for one compiler run: the common flags, the mode's flags, the shim include path, then tail. */
@@ -386,45 +578,76 @@ static size_t cxx_argv(const char **argv, bool san, const char *inc, const char 
 	return n;
 }
 
-static void compile_limits(struct kf_child_limits *lim, int timeout_ms)
+/* Runs the host compiler in WORK under its limits and jail. */
+static enum kf_status run_cxx(const char *const *argv, const char *work, int timeout_ms, struct kf_buf *log,
+			      struct kf_child_result *res, struct kf_err *err)
 {
-	memset(lim, 0, sizeof(*lim));
-	lim->timeout_ms = timeout_ms;
-	lim->cpu_s = timeout_ms / 1000 + 2;
-	lim->fsize_bytes = (uint64_t)512 << 20;
-	lim->nofile = 256;
-	lim->no_network = true;
-	lim->seccomp = true;
+	struct kf_jail *j = malloc(sizeof(*j));
+	struct kf_child_limits lim;
+	char tmp[4300];
+	enum kf_status st;
+
+	if (!j)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	toolchain_jail(j, work);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", work);
+	if ((mkdir(tmp, 0700) != 0 && errno != EEXIST) || kf_jail_give_dir(j, work) != 0 ||
+	    kf_jail_give_dir(j, tmp) != 0) {
+		st = kf_err_set(err, KF_ERR_IO, "cannot prepare the compile folder '%s': %s", work,
+				strerror(errno));
+		kf_jail_release(j);
+		free(j);
+		return st;
+	}
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = timeout_ms;
+	lim.cpu_s = timeout_ms / 1000 + 2;
+	lim.fsize_bytes = CXX_FSIZE_BYTES;
+	lim.as_bytes = KF_COMPILE_AS_BYTES;
+	lim.nofile = 256;
+	lim.nproc = CXX_NPROC;
+	lim.no_network = true;
+	lim.seccomp = true;
+	lim.jail = j;
+	st = kf_child_run_argv(argv, work, &lim, log, res, err);
+	kf_jail_release(j);
+	free(j);
+	return st;
 }
 
 /* The fiber runtime as an object file, built once per shim version and mode (about half of a kernel's
- * compile time otherwise) and renamed into place atomically. */
-static enum kf_status runtime_object(const char *shim, const char *work, const char *inc, bool san,
-				     int timeout_ms, char *rt, size_t rt_len, struct kf_err *err)
+ * compile time otherwise), kept in the cache as a sealed blob and copied into WORK/rt.o. */
+static enum kf_status runtime_object(const char *cache, const char *work, const char *inc, bool san,
+				     int timeout_ms, struct kf_err *err)
 {
-	snprintf(rt, rt_len, "%s/kf_runtime%s.o", shim, san ? "-asan" : "");
-	if (access(rt, R_OK) == 0)
-		return KF_OK;
-	char src[4300], obj[4300];
-	snprintf(src, sizeof(src), "%s/rt.cpp", work);
+	char name[96], src[4300], obj[4300];
+	struct kf_buf o = KF_BUF_INIT(RT_OBJECT_MAX);
+	enum kf_status st;
+
+	snprintf(name, sizeof(name), "cpu-rt-%016llx-%s.blob", (unsigned long long)shim_hash(),
+		 san ? "asan" : "opt");
 	snprintf(obj, sizeof(obj), "%s/rt.o", work);
+	if (cache[0] && kf_cache_blob_load(cache, name, &o)) {
+		st = write_plain(obj, o.data, o.len, err);
+		kf_buf_release(&o);
+		return st;
+	}
+	snprintf(src, sizeof(src), "%s/rt.cpp", work);
 	static const char text[] = "#include \"kf_shim.h\"\n#include \"kf_runtime.h\"\n";
-	enum kf_status st = kf_write_file_atomic(src, text, sizeof(text) - 1, err);
-	if (st != KF_OK)
+	if ((st = write_plain(src, text, sizeof(text) - 1, err)) != KF_OK)
 		return st;
 	static const char *const tail[] = {"-c", "-o", "rt.o", "rt.cpp", NULL};
 	const char *argv[40];
 	cxx_argv(argv, san, inc, tail);
-	struct kf_child_limits lim;
-	compile_limits(&lim, timeout_ms);
 	struct kf_buf log = KF_BUF_INIT(8192);
 	struct kf_child_result res;
-	st = kf_child_run_argv(argv, work, &lim, &log, &res, err);
+	st = run_cxx(argv, work, timeout_ms, &log, &res, err);
 	if (st == KF_OK && (res.term_signal != 0 || res.exit_code != 0))
 		st = kf_err_set(err, KF_ERR_INTERNAL, "the cpu fiber runtime does not compile: %.600s",
 				log.data);
-	else if (st == KF_OK && rename(obj, rt) != 0)
-		st = kf_err_set(err, KF_ERR_IO, "cannot store '%s': %s", rt, strerror(errno));
+	if (st == KF_OK && (st = read_child_file(obj, &o, err)) == KF_OK && cache[0])
+		kf_cache_blob_store(cache, name, o.data, o.len);
+	kf_buf_release(&o);
 	kf_buf_release(&log);
 	return st;
 }
@@ -436,38 +659,33 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	enum kf_status st = kf_scan_unsupported(k, KF_BACKEND_CPU, err);
 	if (st != KF_OK)
 		return st;
-	char cache[4096], shim[4200], work[4200];
-	if (kf_cache_dir(opts ? opts->cache_dir : NULL, cache, sizeof(cache), NULL) != KF_OK) {
-		/* no usable cache folder (no HOME, read-only): the shim and the build still need a place */
-		const char *tmp = getenv("TMPDIR");
-		snprintf(cache, sizeof(cache), "%s/kforge-%u", tmp && *tmp ? tmp : "/tmp",
-			 (unsigned)getuid());
-		if ((st = kf_mkdir_p(cache, 0700, err)) != KF_OK)
-			return st;
-	}
-	if ((st = shim_extract(cache, shim, sizeof(shim), err)) != KF_OK)
-		return st;
+	char cache[4096], shim[4300], work[4200];
+	/* No usable cache folder (no HOME, read-only): the runtime object is then built every time. */
+	if (kf_cache_dir(opts ? opts->cache_dir : NULL, cache, sizeof(cache), NULL) != KF_OK)
+		cache[0] = '\0';
 	struct kf_buf tu = KF_BUF_INIT(PREPASS_MAX);
 	if ((st = kf_cpu_prepass(k, &tu, err)) != KF_OK) {
 		kf_buf_release(&tu);
 		return st;
 	}
-	snprintf(work, sizeof(work), "%s/tmp", cache);
-	if ((st = kf_mkdir_p(work, 0700, err)) != KF_OK) {
-		kf_buf_release(&tu);
-		return st;
-	}
-	snprintf(work, sizeof(work), "%s/tmp/cpu-XXXXXX", cache);
+	/* A private folder outside the cache (a child may need to reach it under another uid). */
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(work, sizeof(work), "%s/kforge-cc-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(work)) {
 		kf_buf_release(&tu);
-		return kf_err_set(err, KF_ERR_IO, "cannot create a compile folder under '%s': %s", cache,
+		return kf_err_set(err, KF_ERR_IO, "cannot create a compile folder '%s': %s", work,
 				  strerror(errno));
 	}
-	char src_path[4300], so_path[4300], inc[4300];
+	if ((st = shim_write(work, shim, sizeof(shim), err)) != KF_OK) {
+		kf_buf_release(&tu);
+		rm_workdir(work);
+		return st;
+	}
+	char src_path[4300], so_path[4300], inc[4400];
 	snprintf(src_path, sizeof(src_path), "%s/kernel.cpp", work);
 	snprintf(so_path, sizeof(so_path), "%s/kernel.so", work);
 	snprintf(inc, sizeof(inc), "-I%s", shim);
-	st = kf_write_file_atomic(src_path, tu.data, tu.len, err);
+	st = write_plain(src_path, tu.data, tu.len, err);
 	kf_buf_release(&tu);
 	if (st != KF_OK) {
 		rm_workdir(work);
@@ -476,20 +694,17 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 
 	bool san = opts && opts->sanitize;
 	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : KF_COMPILE_DEFAULT_TIMEOUT_MS;
-	char rt[4300];
-	if ((st = runtime_object(shim, work, inc, san, timeout_ms, rt, sizeof(rt), err)) != KF_OK) {
+	if ((st = runtime_object(cache, work, inc, san, timeout_ms, err)) != KF_OK) {
 		rm_workdir(work);
 		return st;
 	}
-	const char *tail[] = {"-o", "kernel.so", "kernel.cpp", rt, NULL};
+	const char *tail[] = {"-o", "kernel.so", "kernel.cpp", "rt.o", NULL};
 	const char *argv[40];
 	cxx_argv(argv, san, inc, tail);
-	struct kf_child_limits lim;
-	compile_limits(&lim, timeout_ms);
 	struct kf_buf log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
 	struct kf_child_result res;
 	double t0 = kf_now_ms();
-	st = kf_child_run_argv(argv, work, &lim, &log, &res, err);
+	st = run_cxx(argv, work, timeout_ms, &log, &res, err);
 	double wall = kf_now_ms() - t0;
 	if (st == KF_ERR_TIMEOUT) {
 		kf_buf_release(&log);
@@ -528,7 +743,7 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 				  k->path ? k->path : "kernel");
 	}
 	struct kf_buf img = KF_BUF_INIT(KF_COMPILE_IMAGE_MAX);
-	st = kf_buf_read_file(&img, so_path, err);
+	st = read_child_file(so_path, &img, err);
 	rm_workdir(work);
 	if (st != KF_OK) {
 		kf_buf_release(&img);

@@ -61,6 +61,10 @@ struct kf_backend_ops {
 	enum kf_status (*flush_l2)(char *msg, size_t msg_len);
 
 	void (*shutdown)(void);
+
+	/* Called once, after init and before the worker's syscall filter: creates what the filter would
+	 * refuse later (the cpu backend's block threads). May be NULL. */
+	enum kf_status (*before_filter)(char *msg, size_t msg_len);
 };
 
 extern const struct kf_backend_ops kf_backend_cpu;

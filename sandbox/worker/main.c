@@ -24,7 +24,7 @@ extern const struct kf_backend_ops kf_backend_cuda __attribute__((weak));
 static void usage(void)
 {
 	fputs("usage: kforge-worker --backend cpu|cuda --fd N [--shuffle-seed S] [--sanitize] [--host-mem "
-	      "BYTES]\n"
+	      "BYTES] [--jail SPEC] [--test-module ENTRY]\n"
 	      "       kforge-worker --probe cpu|cuda\n"
 	      "kforge-worker is started by kforge; --probe shows what a backend finds on this machine\n",
 	      stderr);
@@ -207,9 +207,12 @@ static int serve(struct conn *c, const struct kf_backend_ops *ops)
 int main(int argc, char **argv)
 {
 	struct kf_worker_opts opts = {0};
-	const char *backend = NULL, *probe_name = NULL;
-	const struct kf_backend_ops *ops;
+	const char *backend = NULL, *probe_name = NULL, *jail_spec = NULL;
+	const struct kf_backend_ops *ops = NULL;
 	struct kf_proto_hello hello;
+	struct kf_wk_jail jail = {0};
+	char jail_msg[KF_PROTO_TEXT] = "";
+	enum kf_status jail_st;
 	struct conn c = {-1, NULL};
 	uint64_t v;
 	int rc;
@@ -245,6 +248,12 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--sanitize")) {
 			opts.sanitize = true;
+		} else if (!strcmp(a, "--jail") && next) {
+			jail_spec = next;
+			i++;
+		} else if (!strcmp(a, "--test-module") && next) {
+			opts.test_entry = next;
+			i++;
 		} else {
 			usage();
 			return 2;
@@ -256,13 +265,30 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	if (jail_spec && !kf_wk_jail_parse(jail_spec, &jail)) {
+		usage();
+		return 2;
+	}
+	/* Confinement before anything else happens; a worker that cannot have its sandbox says so in
+	 * HELLO and runs nothing. */
+	jail_st = kf_wk_jail_enter(&jail, jail_msg, sizeof(jail_msg));
 	opts.backend = !strcmp(backend, "cuda") ? KF_BACKEND_CUDA : KF_BACKEND_CPU;
 	c.buf = malloc(KF_PROTO_MSG_MAX);
 	if (!c.buf) {
 		fputs("kforge-worker: out of memory\n", stderr);
 		return EXIT_PROTOCOL;
 	}
-	backend_init(backend, &opts, &ops, &hello);
+	if (jail_st == KF_OK) {
+		backend_init(backend, &opts, &ops, &hello);
+		if (hello.status == KF_OK)
+			jail_st = kf_wk_jail_lock(&jail, ops, c.sock, jail_msg, sizeof(jail_msg));
+	}
+	if (jail_st != KF_OK) {
+		memset(&hello, 0, sizeof(hello));
+		hello.pid = (uint32_t)getpid();
+		hello.status = jail_st;
+		snprintf(hello.msg, sizeof(hello.msg), "%s", jail_msg);
+	}
 	send_or_die(&c, kf_proto_hello_encode(c.buf, KF_PROTO_MSG_MAX, &hello));
 	if (hello.status != KF_OK) {
 		/* The parent reads the reason from HELLO; wait for its QUIT or its close. */

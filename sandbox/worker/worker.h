@@ -6,6 +6,8 @@
 #include "../common/proto.h"
 #include "backend.h"
 
+#include <sys/types.h>
+
 /* One allocation slot: each buffer is [guard | data rounded up to 256 bytes | guard] at base[i]. */
 struct kf_wk_slot {
 	bool live;
@@ -40,5 +42,27 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *st, struct kf_step_resul
 
 /* Frees every slot, unmaps, closes; does not shut the backend down. */
 void kf_wk_release(struct kf_wk *wk);
+
+/* ---- the worker's own confinement (jail.c) ---- */
+
+/* What --jail says (the parent's choice of layers for this worker). */
+struct kf_wk_jail {
+	bool on;
+	unsigned layers; /* enum kf_layer bits */
+	uid_t uid;
+	gid_t gid;
+	int nproc;
+};
+
+/* Parses "layers=HEX,uid=N,gid=N[,nproc=N]"; false when malformed. */
+bool kf_wk_jail_parse(const char *spec, struct kf_wk_jail *j);
+/* First thing after exec: uid, namespaces, the pid-namespace relay (the caller goes on as pid 2),
+ * RLIMIT_NPROC, no capabilities, no_new_privs. KF_OK, or KF_ERR_UNAVAILABLE with the reason. */
+enum kf_status kf_wk_jail_enter(const struct kf_wk_jail *j, char *msg, size_t msg_len);
+/* After the backend's init, before HELLO: Landlock (cpu), the backend's before_filter (cpu: its block
+ * threads), then the syscall filter for every thread: the allow-list (cpu, only `sock` for messages) or
+ * the deny-list (cuda). */
+enum kf_status kf_wk_jail_lock(const struct kf_wk_jail *j, const struct kf_backend_ops *ops, int sock,
+			       char *msg, size_t msg_len);
 
 #endif

@@ -8,14 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KF_RT_ABI_VERSION 1
+#define KF_RT_ABI_VERSION 2
 #define KF_RT_ENTRY_PREFIX "kf_entry_"
 #define KF_RT_DSMEM_MAX 232448 /* bytes of dynamic shared memory per block (sm_90 opt-in maximum) */
+
+/* Runs fn(arg) on a thread the loader created beforehand; 0 when one took it, -1 when none is free. The
+ * cpu worker makes its threads before its syscall filter, which allows no new ones. */
+typedef int (*kf_rt_spawn_fn)(void *(*fn)(void *), void *arg, void *ctx);
 
 struct kf_rt_config {
 	int n_threads;         /* OS threads that run blocks (0: one per online CPU) */
 	uint64_t shuffle_seed; /* 0: fibers run in program order; else a seeded order per barrier round */
 	size_t stack_bytes;    /* per fiber, a power of two >= 16 KiB (0: 64 KiB) */
+	kf_rt_spawn_fn spawn;  /* NULL: the runtime makes its own threads (pthread_create) */
+	void *spawn_ctx;
 };
 
 enum kf_rt_status { KF_RT_OK = 0, KF_RT_RUNTIME = 1, KF_RT_INVALID = 2, KF_RT_NOMEM = 3 };

@@ -66,6 +66,8 @@ struct kf_block {
 static size_t kf_cfg_stack = 65536;
 static uint64_t kf_cfg_seed;
 static int kf_cfg_threads;
+static kf_rt_spawn_fn kf_cfg_spawn;
+static void *kf_cfg_spawn_ctx;
 
 /* Dynamic shared memory: one fixed buffer per OS thread, so `thread_local T *const s = kf_dyn_smem()`
  * (what the pre-pass makes of `extern __shared__ T s[];`) stays right for every block on that thread. */
@@ -530,8 +532,19 @@ static struct {
 	int busy;
 	bool stop;
 	struct kf_launch_state *cur;
-} kf_pool = {
-    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, false, 0};
+	bool lent; /* the threads came from kf_cfg_spawn: they go back to the loader instead of a join */
+	int alive; /* lent helpers still in kf_pool_main */
+} kf_pool = {PTHREAD_MUTEX_INITIALIZER,
+	     PTHREAD_COND_INITIALIZER,
+	     PTHREAD_COND_INITIALIZER,
+	     0,
+	     0,
+	     0,
+	     0,
+	     false,
+	     0,
+	     false,
+	     0};
 
 static void *kf_pool_main(void *)
 {
@@ -556,6 +569,12 @@ static void *kf_pool_main(void *)
 		free(kf_tls_blk);
 		kf_tls_blk = 0;
 	}
+	if (kf_pool.lent) {
+		pthread_mutex_lock(&kf_pool.mu);
+		if (--kf_pool.alive == 0)
+			pthread_cond_broadcast(&kf_pool.done);
+		pthread_mutex_unlock(&kf_pool.mu);
+	}
 	return 0;
 }
 
@@ -563,6 +582,31 @@ static void kf_pool_start(void)
 {
 	if (kf_pool.tid)
 		return;
+	if (kf_cfg_spawn) {
+		/* Threads lent by the loader; as many as it has free, up to n_threads - 1. */
+		int want = kf_cfg_threads > 1 ? kf_cfg_threads : 1;
+		if (want > 256)
+			want = 256;
+		kf_pool.tid = (pthread_t *)calloc(1, sizeof(pthread_t));
+		if (!kf_pool.tid)
+			return;
+		kf_pool.n = 0;
+		kf_pool.stop = false;
+		kf_pool.lent = true;
+		for (int i = 0; i < want - 1; i++) {
+			pthread_mutex_lock(&kf_pool.mu);
+			kf_pool.alive++;
+			pthread_mutex_unlock(&kf_pool.mu);
+			if (kf_cfg_spawn(kf_pool_main, 0, kf_cfg_spawn_ctx) != 0) {
+				pthread_mutex_lock(&kf_pool.mu);
+				kf_pool.alive--;
+				pthread_mutex_unlock(&kf_pool.mu);
+				break;
+			}
+			kf_pool.n++;
+		}
+		return;
+	}
 	int want = kf_cfg_threads > 0 ? kf_cfg_threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (want < 1)
 		want = 1;
@@ -589,9 +633,14 @@ KF_EXPORT void kf_rt_shutdown(void)
 	pthread_mutex_lock(&kf_pool.mu);
 	kf_pool.stop = true;
 	pthread_cond_broadcast(&kf_pool.go);
+	if (kf_pool.lent)
+		while (kf_pool.alive > 0)
+			pthread_cond_wait(&kf_pool.done, &kf_pool.mu);
 	pthread_mutex_unlock(&kf_pool.mu);
-	for (int i = 0; i < kf_pool.n; i++)
-		pthread_join(kf_pool.tid[i], 0);
+	if (!kf_pool.lent)
+		for (int i = 0; i < kf_pool.n; i++)
+			pthread_join(kf_pool.tid[i], 0);
+	kf_pool.lent = false;
 	free(kf_pool.tid);
 	kf_pool.tid = 0;
 	kf_pool.n = 0;
@@ -613,9 +662,11 @@ KF_EXPORT int kf_rt_configure(const struct kf_rt_config *c)
 	size_t st = c->stack_bytes ? c->stack_bytes : 65536;
 	if (st < 16384 || (st & (st - 1)) || st > ((size_t)1 << 26))
 		return KF_RT_INVALID;
-	if (kf_pool.tid && c->n_threads != kf_cfg_threads)
+	if (kf_pool.tid && (c->n_threads != kf_cfg_threads || c->spawn != kf_cfg_spawn))
 		kf_rt_shutdown();
 	kf_cfg_threads = c->n_threads;
+	kf_cfg_spawn = c->spawn;
+	kf_cfg_spawn_ctx = c->spawn_ctx;
 	kf_cfg_seed = c->shuffle_seed;
 	kf_cfg_stack = st;
 	kf_rt_stack_mask = ~(uintptr_t)(st - 1);

@@ -3,6 +3,7 @@
  * `void **args` convention. Device memory is 256-byte aligned host memory; times are CPU wall times. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,81 @@ static struct {
 	kf_rt_entry_fn entries[CPU_MAX_KERNELS];
 	uint64_t shuffle_seed;
 	bool sanitize;
+	const char *test_entry; /* kforge sandbox test-module: entries are plain `int f(void)` */
 	struct kf_device_info info;
 } cpu;
+
+/* ---- block threads made before the syscall filter, lent to the module's runtime ---------------- */
+
+#define POOL_MAX 255
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int n;
+	struct {
+		void *(*fn)(void *);
+		void *arg;
+	} job[POOL_MAX];
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {{0, 0}}};
+
+static void *pool_main(void *slot)
+{
+	int i = (int)(intptr_t)slot;
+	pthread_mutex_lock(&pool.mu);
+	for (;;) {
+		while (!pool.job[i].fn)
+			pthread_cond_wait(&pool.cv, &pool.mu);
+		void *(*fn)(void *) = pool.job[i].fn;
+		void *arg = pool.job[i].arg;
+		pthread_mutex_unlock(&pool.mu);
+		fn(arg);
+		pthread_mutex_lock(&pool.mu);
+		pool.job[i].fn = NULL;
+	}
+	return NULL;
+}
+
+static int pool_spawn(void *(*fn)(void *), void *arg, void *ctx)
+{
+	int got = -1;
+	(void)ctx;
+	pthread_mutex_lock(&pool.mu);
+	for (int i = 0; i < pool.n && got < 0; i++)
+		if (!pool.job[i].fn) {
+			pool.job[i].fn = fn;
+			pool.job[i].arg = arg;
+			got = i;
+		}
+	if (got >= 0)
+		pthread_cond_broadcast(&pool.cv);
+	pthread_mutex_unlock(&pool.mu);
+	return got >= 0 ? 0 : -1;
+}
+
+/* One helper per CPU besides the launching thread, as the runtime would make for itself. */
+static enum kf_status cpu_before_filter(char *msg, size_t msg_len)
+{
+	int want = cpu.info.sm_count - 1;
+	pthread_attr_t at;
+	if (want > POOL_MAX)
+		want = POOL_MAX;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, (size_t)2 << 20);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	for (int i = 0; i < want; i++) {
+		pthread_t t;
+		int e = pthread_create(&t, &at, pool_main, (void *)(intptr_t)i);
+		if (e != 0) {
+			pthread_attr_destroy(&at);
+			snprintf(msg, msg_len, "cannot create the block threads: %s", strerror(e));
+			return KF_ERR_UNAVAILABLE;
+		}
+		pool.n = i + 1;
+	}
+	pthread_attr_destroy(&at);
+	return KF_OK;
+}
 
 static void cpu_model(char *out, size_t n)
 {
@@ -56,6 +130,7 @@ static enum kf_status cpu_init(const struct kf_worker_opts *opts, struct kf_devi
 {
 	memset(&cpu, 0, sizeof(cpu));
 	cpu.shuffle_seed = opts ? opts->shuffle_seed : 0;
+	cpu.test_entry = opts ? opts->test_entry : NULL;
 	cpu.sanitize = opts && opts->sanitize;
 	if (cpu.sanitize && !dlsym(RTLD_DEFAULT, "__asan_init")) {
 		snprintf(msg, msg_len,
@@ -103,11 +178,28 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	/* The module's constructors run here, inside the sandbox. */
 	void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!so) {
 		const char *e = dlerror();
 		snprintf(msg, msg_len, "cannot load the cpu module: %s", e ? e : "unknown error");
 		return KF_ERR_INVALID;
+	}
+	if (cpu.test_entry) {
+		/* Any shared object: each kernel name is a plain symbol. */
+		for (size_t i = 0; i < n_kernels; i++) {
+			kf_rt_entry_fn fn = (kf_rt_entry_fn)dlsym(so, kernels[i]);
+			if (!fn || strlen(kernels[i]) >= sizeof(cpu.names[0])) {
+				snprintf(msg, msg_len, "the module has no symbol '%s'", kernels[i]);
+				dlclose(so);
+				return KF_ERR_INVALID;
+			}
+			snprintf(cpu.names[i], sizeof(cpu.names[i]), "%s", kernels[i]);
+			cpu.entries[i] = fn;
+		}
+		cpu.n_kernels = n_kernels;
+		cpu.so = so;
+		return KF_OK;
 	}
 	kf_rt_abi_version_fn ver = (kf_rt_abi_version_fn)dlsym(so, "kf_rt_abi_version");
 	cpu.launch = (kf_rt_launch_fn)dlsym(so, "kf_rt_launch");
@@ -121,9 +213,11 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 	}
 	/* 128 KiB per fiber: a kernel's local arrays live on its fiber's stack (only touched pages are
 	 * backed); AddressSanitizer's redzones need more. */
-	struct kf_rt_config cfg = {.n_threads = 0,
+	struct kf_rt_config cfg = {.n_threads = pool.n ? pool.n + 1 : 0,
 				   .shuffle_seed = cpu.shuffle_seed,
-				   .stack_bytes = cpu.sanitize ? (size_t)256 << 10 : (size_t)128 << 10};
+				   .stack_bytes = cpu.sanitize ? (size_t)256 << 10 : (size_t)128 << 10,
+				   .spawn = pool.n ? pool_spawn : NULL,
+				   .spawn_ctx = NULL};
 	if (cpu.configure(&cfg) != KF_RT_OK) {
 		snprintf(msg, msg_len, "the cpu module refused its configuration");
 		dlclose(so);
@@ -249,7 +343,14 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && cpu.test_entry; i++) {
+		int rc = ((int (*)(void))(void (*)(void))fns[i])();
+		if (rc != 0) {
+			snprintf(msg, msg_len, "'%s' returned %d", launches[i].kernel, rc);
+			return KF_ERR_RUNTIME;
+		}
+	}
+	for (size_t i = 0; i < n && !cpu.test_entry; i++) {
 		const struct kf_be_launch *l = &launches[i];
 		char why[512];
 		int rc = cpu.launch(fns[i], l->grid, l->block, l->smem_bytes, l->args, why, sizeof(why));
@@ -274,7 +375,8 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 static void cpu_shutdown(void)
 {
 	if (cpu.so) {
-		cpu.shutdown();
+		if (cpu.shutdown)
+			cpu.shutdown();
 		dlclose(cpu.so);
 	}
 	cpu.so = NULL;
@@ -293,4 +395,5 @@ const struct kf_backend_ops kf_backend_cpu = {
     .run = cpu_run,
     .flush_l2 = NULL,
     .shutdown = cpu_shutdown,
+    .before_filter = cpu_before_filter,
 };
