@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "redact.h"
 #include "agent/search.h"
 #include "eval/eval.h"
 #include "expr.h"
@@ -847,6 +848,12 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	struct cand *parent = &z->cands[rq->parent];
 	enum kf_status st = KF_OK;
 	char rationale[200] = "";
+
+	/* The reply is outside text: a secret in it (raw or lightly encoded, core/redact.h) goes before it
+	 * is recorded, parsed or built into a prompt; a kernel that held one then fails to compile, a
+	 * rejected candidate rather than a run stopped by the knowledge base's refusal to store it. */
+	if (r->text && kf_redact(r->text, r->text_len + 1))
+		r->text_len = strlen(r->text);
 
 	call.run_id = z->run_id;
 	call.seq = -1;

@@ -39,6 +39,7 @@ int cmd_tasks(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 /* The sandbox section of kforge doctor alone (`kforge sandbox layers [--json]`). */
 int kf_cli_sandbox_layers(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -20,18 +20,25 @@ static const char help[] =
     "  --all-shapes     keep checking after the first failing shape\n"
     "  --no-shuffle     cpu: run fibers in program order between barriers\n"
     "  --timeout-ms MS  limit per launch step (default 20000)\n"
+    "  --deadline-s S   limit for the whole verification, compiles included (default 3600);\n"
+    "                   what is left when it passes is a timeout verdict\n"
     "  --json           one JSON document on stdout\n"
     "exit: 0 pass, 1 rejected, 2 bad task or arguments, 3 internal error, 4 unsupported/unavailable\n";
 
 int cmd_verify(int argc, char **argv)
 {
-	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *pos[2];
+	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *deadline_s = NULL, *pos[2];
 	bool json = false, strict = false, all = false, no_shuffle = false, verbose = false;
 	const struct kf_opt opts[] = {
-	    {"backend", true, &backend, NULL},  {"seed", true, &seed_s, NULL},
-	    {"json", false, NULL, &json},       {"strict", false, NULL, &strict},
-	    {"all-shapes", false, NULL, &all},  {"no-shuffle", false, NULL, &no_shuffle},
-	    {"verbose", false, NULL, &verbose}, {"timeout-ms", true, &timeout_s, NULL},
+	    {"backend", true, &backend, NULL},
+	    {"seed", true, &seed_s, NULL},
+	    {"json", false, NULL, &json},
+	    {"strict", false, NULL, &strict},
+	    {"all-shapes", false, NULL, &all},
+	    {"no-shuffle", false, NULL, &no_shuffle},
+	    {"verbose", false, NULL, &verbose},
+	    {"timeout-ms", true, &timeout_s, NULL},
+	    {"deadline-s", true, &deadline_s, NULL},
 	};
 	size_t n_pos;
 	struct kf_eval_opts eo;
@@ -55,6 +62,13 @@ int cmd_verify(int argc, char **argv)
 			return kf_cli_usage_error("verify", "--timeout-ms needs 100..3600000, not '%s'",
 						  timeout_s);
 		eo.step_timeout_ms = (int)ms;
+	}
+	if (deadline_s) {
+		uint64_t sec;
+		if (!kf_parse_u64(deadline_s, &sec) || sec < 1 || sec > 86400)
+			return kf_cli_usage_error("verify", "--deadline-s needs 1..86400, not '%s'",
+						  deadline_s);
+		eo.deadline_s = (int)sec;
 	}
 	eo.strict = strict;
 	eo.all_shapes = all;

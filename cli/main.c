@@ -26,6 +26,7 @@ static const struct kf_cmd commands[] = {
     {"tasks", cmd_tasks, "task files", "tasks <list|validate|lint|show> [options]"},
     {"report", cmd_report, "render a run's report", "report RUN [--format md|html|json] [--db FILE]"},
     {"doctor", cmd_doctor, "what this machine has", "doctor [--json]"},
+    {"cache", cmd_cache, "the compile and reference-output caches", "cache <stats|prune> [options]"},
     {"sandbox", cmd_sandbox, "the sandbox: its layers, and any shared object run inside it",
      "sandbox <test-module FILE.so [--entry NAME] [--json] | layers [--json]>"},
     {"version", cmd_version, "version and build information", "version [--json]"},

@@ -309,6 +309,8 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 	r.vo.timing_shapes = o->backend == KF_BACKEND_CUDA;
 	if (o->step_timeout_ms > 0)
 		r.vo.step_timeout_ms = o->step_timeout_ms;
+	if (o->deadline_s > 0)
+		r.vo.deadline_s = o->deadline_s;
 	if (o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0])
 		r.vo.arch = o->device->arch;
 

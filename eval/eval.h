@@ -39,6 +39,7 @@ struct kf_eval_opts {
 	bool no_shuffle;     /* cpu: fibers in program order between barriers */
 	int verbose;         /* the verifier's progress lines on stderr */
 	int step_timeout_ms; /* per verification step; 0: the verifier's default */
+	int deadline_s;      /* the whole verification, compiles included; 0: the verifier's default */
 	/* timing */
 	struct kf_stop_rule rule; /* zero: the profiler's default for the backend */
 	bool all_timing_shapes;   /* cpu: time the task's timing shapes (default: its largest public shape) */

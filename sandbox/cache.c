@@ -59,6 +59,7 @@ enum {
 static pthread_mutex_t key_mu = PTHREAD_MUTEX_INITIALIZER;
 static char key_dir[4096];
 static uint8_t key_bytes[KEY_BYTES];
+static struct stat key_sb; /* the key file as it was when read: checked again on every use */
 
 /* Reads DIR/.mac-key, making it first when there is none. A key file another user owns or can read is
  * not a secret: it is replaced (every entry sealed with it becomes a miss). */
@@ -70,13 +71,17 @@ static bool load_key(const char *dir, uint8_t out[KEY_BYTES])
 	bool ok = false;
 	int fd;
 
+	snprintf(path, sizeof(path), "%s/%s", dir, KEY_FILE);
 	pthread_mutex_lock(&key_mu);
-	if (key_dir[0] && !strcmp(key_dir, dir)) {
+	/* The key read before, if its file is still the same private file (a key others could read
+	 * since is no secret any more). */
+	if (key_dir[0] && !strcmp(key_dir, dir) && lstat(path, &sb) == 0 && sb.st_ino == key_sb.st_ino &&
+	    sb.st_dev == key_sb.st_dev && sb.st_uid == geteuid() && !(sb.st_mode & 077)) {
 		memcpy(out, key_bytes, KEY_BYTES);
 		pthread_mutex_unlock(&key_mu);
 		return true;
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, KEY_FILE);
+	key_dir[0] = '\0';
 	for (int attempt = 0; attempt < 3 && !ok; attempt++) {
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
@@ -113,7 +118,7 @@ static bool load_key(const char *dir, uint8_t out[KEY_BYTES])
 			ok = true;
 		unlink(tmp);
 	}
-	if (ok) {
+	if (ok && lstat(path, &key_sb) == 0) {
 		snprintf(key_dir, sizeof(key_dir), "%s", dir);
 		memcpy(key_bytes, k, KEY_BYTES);
 		memcpy(out, k, KEY_BYTES);

@@ -9,6 +9,7 @@
 #include "compile_int.h"
 #include "cpu/cpu.h"
 #include "hash.h"
+#include "redact.h"
 
 /* Bump when anything that goes into a key or an entry changes meaning. */
 #define CACHE_KEY_VERSION "kforge-compile-v1"
@@ -96,8 +97,48 @@ static const char *program_name(const struct kf_kfile *k)
 	return slash && slash[1] ? slash + 1 : k->path;
 }
 
+/* The compiler's words are child output: redacted before anything else sees them. True when a secret (or
+ * key-shaped text) had to go: the source made the compiler say it, and is rejected. */
+static bool redact_log(struct kf_compiled *c)
+{
+	size_t n = c->log ? strlen(c->log) : 0;
+	char *b;
+	if (!n || !kf_redact_has_secret(c->log))
+		return false;
+	b = malloc(n + 64);
+	if (!b) {
+		c->log[0] = '\0';
+		return true;
+	}
+	memcpy(b, c->log, n + 1);
+	kf_redact(b, n + 64);
+	free(c->log);
+	c->log = b;
+	return true;
+}
+
+static enum kf_status compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+			      struct kf_compiled **out, struct kf_err *err);
+
 enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
 			  struct kf_compiled **out, struct kf_err *err)
+{
+	enum kf_status st = compile(k, opts, out, err);
+	if (err)
+		kf_redact(err->msg, sizeof(err->msg));
+	if (*out && redact_log(*out)) {
+		const char *name = k && k->path ? k->path : "kernel";
+		return kf_err_set(
+		    err, KF_ERR_COMPILE,
+		    "the compiler's output for '%s' held text that looks like a secret (redacted): the "
+		    "source is rejected",
+		    name);
+	}
+	return st;
+}
+
+static enum kf_status compile(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+			      struct kf_compiled **out, struct kf_err *err)
 {
 	static const struct kf_compile_opts defaults = {.backend = KF_BACKEND_CUDA};
 	struct kf_nvrtc_opts nv;
@@ -228,7 +269,7 @@ enum kf_status kf_compile(const struct kf_kfile *k, const struct kf_compile_opts
 	/* NVRTC's rejections are deterministic (source, options, toolkit), so they are remembered too; the
 	 * host compiler's also depend on the machine (the shim folder in the cache, the compiler's own
 	 * state), and a cached failure from a broken moment would reject a good kernel forever. */
-	if (use_cache && (st == KF_OK || opts->backend == KF_BACKEND_CUDA))
+	if (use_cache && (st == KF_OK || opts->backend == KF_BACKEND_CUDA) && !kf_redact_has_secret(c->log))
 		kf_cache_store(dir, c, st);
 	c->wall_ms = kf_now_ms() - t0;
 	*out = c;

@@ -1,6 +1,6 @@
 /* The include rules, checked on a kernel's source before either compiler sees it: an #include (and
  * #include_next, #import, #embed, __has_include) must name a relative path with no "..", no backslash
- * and nothing under proc/, dev/ or sys/, written as a literal ("x.h" or <x.h>), never a macro (a
+ * and nothing under proc/ or dev/, written as a literal ("x.h" or <x.h>), never a macro (a
  * computed include, NVRTC's stringified one included, could name /proc/self/environ); `#pragma GCC
  * dependency`, its _Pragma form and the assembler's .incbin/.include are refused outright.
  * The check errs on the side of refusing: every physical line (line splices joined, GCC's backslash-
@@ -102,9 +102,9 @@ static const char *bad_path(const char *p, size_t n)
 			j++;
 		if (j - i == 2 && p[i] == '.' && p[i + 1] == '.')
 			return "'..' in the path";
-		if (i == 0 && ((j == 4 && !memcmp(p, "proc", 4)) || (j == 3 && !memcmp(p, "dev", 3)) ||
-			       (j == 3 && !memcmp(p, "sys", 3))))
-			return "a path into proc/, dev/ or sys/";
+		/* (sys/ is where <sys/stat.h> lives: relative, it is a system header like any other) */
+		if (i == 0 && ((j == 4 && !memcmp(p, "proc", 4)) || (j == 3 && !memcmp(p, "dev", 3))))
+			return "a path into proc/ or dev/";
 		i = j + 1;
 	}
 	return NULL;

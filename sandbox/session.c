@@ -379,12 +379,19 @@ static enum kf_status describe_death(const struct kf_session *s, bool running, c
 		int sig = WTERMSIG(s->wstatus);
 		if (s->killed && sig == SIGKILL)
 			n = snprintf(msg, cap, "worker closed the connection%s and was killed", when);
+		else if (sig == SIGSYS)
+			/* The filter's SIGSYS with the signal blocked (as posix_spawn and system() do) ends
+			 * the process: a refused syscall all the same. */
+			n = snprintf(msg, cap,
+				     "%s a system call (SIGSYS)%s: the candidate tried something "
+				     "the sandbox forbids",
+				     KF_SANDBOX_REFUSED_MARK, when);
 		else
 			n = snprintf(msg, cap, "worker died of %s%s", sig_name(sig, sn, sizeof(sn)), when);
 		/* A fault in kernel code: on the cpu backend the kernel runs inside the worker (an assert or
 		 * __trap() there aborts it); a GPU kernel's faults come back as results instead. */
 		if (running && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-				sig == SIGABRT || sig == SIGTRAP))
+				sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS))
 			st = KF_ERR_RUNTIME;
 		else if (sig == SIGXCPU)
 			st = KF_ERR_TIMEOUT;

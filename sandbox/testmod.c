@@ -122,5 +122,11 @@ enum kf_status kf_sandbox_test_module(const char *path, const char *entry, int t
 	if (!rep->log)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	collect_refusals(rep);
+	/* Killed by the filter's SIGSYS (the call was made with the signal blocked): no line in the log,
+	 * the session's message says so. */
+	if (strstr(rep->msg, KF_SANDBOX_REFUSED_MARK " a system call (SIGSYS)") &&
+	    rep->n_refused < KF_ARRAY_SIZE(rep->refused))
+		snprintf(rep->refused[rep->n_refused++], sizeof(rep->refused[0]),
+			 "a system call made with SIGSYS blocked (the worker was killed)");
 	return KF_OK;
 }

@@ -98,6 +98,8 @@ struct kf_verify_opts {
 	const char *worker_path; /* default beside the binary */
 	bool shuffle;            /* cpu: seeded fiber order (default on) */
 	int verbose;
+	int deadline_s; /* the whole verification, compiles included (default 3600): what is
+			   left when it passes is a timeout verdict */
 };
 
 void kf_verify_opts_init(struct kf_verify_opts *o);

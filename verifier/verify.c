@@ -80,6 +80,7 @@ void kf_verify_opts_init(struct kf_verify_opts *o)
 	o->step_timeout_ms = 20000;
 	o->shuffle = true;
 	o->timing_shapes = false;
+	o->deadline_s = 3600;
 }
 
 /* ---- context --------------------------------------------------------------------------------- */
@@ -833,7 +834,23 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 	st = gen_inputs(c, v, err);
 	if (st)
 		goto out;
+	/* One deadline for the whole verification: past it, what is left is a timeout, not a verdict of
+	 * the reference. */
+	if (c->wopts.deadline_ms > 0 && kf_now_ms() >= c->wopts.deadline_ms) {
+		rep->status = KF_VERDICT_TIMEOUT;
+		snprintf(rep->detail, sizeof(rep->detail),
+			 "the verification's deadline passed before this shape");
+		st = KF_OK;
+		goto out;
+	}
 	st = run_reference(c, v, pr, &e2);
+	if (st == KF_ERR_RUNTIME && c->wopts.deadline_ms > 0 && kf_now_ms() >= c->wopts.deadline_ms) {
+		rep->status = KF_VERDICT_TIMEOUT;
+		snprintf(rep->detail, sizeof(rep->detail),
+			 "the verification's deadline passed at this shape");
+		st = KF_OK;
+		goto out;
+	}
 	if (st == KF_ERR_RUNTIME) {
 		if (kind == KF_SHAPE_EDGE) {
 			st = KF_OK;
@@ -1077,6 +1094,10 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	}
 	co.backend = c->o->backend;
 	co.arch = c->o->arch;
+	if (c->wopts.deadline_ms > 0) {
+		double left = c->wopts.deadline_ms - kf_now_ms();
+		co.timeout_ms = left < 1000 ? 1000 : left < 60000 ? (int)left : 0;
+	}
 	st = kf_compile(c->ref_kf, &co, &c->ref_c, &e2);
 	if (st == KF_ERR_COMPILE) {
 		char *l = first_lines(c->ref_c ? c->ref_c->log : "", 3);
@@ -1238,6 +1259,8 @@ static enum kf_status verify_run(const struct kf_task *t, const char *name, cons
 	c.wopts.worker_path = o->worker_path;
 	c.wopts.start_timeout_ms = 30000;
 	c.wopts.shuffle_seed = o->shuffle && o->backend == KF_BACKEND_CPU ? (kf_mix64(c.res->seed) | 1) : 0;
+	if (o->deadline_s > 0)
+		c.wopts.deadline_ms = kf_now_ms() + 1000.0 * o->deadline_s;
 
 	st = kf_kfile_load(t->reference, &c.ref_kf, err);
 	if (!st)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "sandbox/compile_int.h"
 #include "sandbox/cpu/cpu.h"
 #include "sandbox/sandbox.h"
@@ -140,6 +141,114 @@ static void corrupt_entries(const char *dir, const char *key, int how)
 			close(fd);
 		}
 	}
+}
+
+/* What a process that can write the cache but not read its key does (issue 15: a wrong kernel passed
+ * after its entry was rewritten "with its hash recomputed"): change the image, then recompute what it
+ * can, the SHA-256 of everything before the last record. */
+static void forge_entry(const char *dir, const char *key)
+{
+	char path[512];
+	struct kf_buf b = KF_BUF_INIT((size_t)512 << 20);
+	struct kf_sha256 h;
+	snprintf(path, sizeof(path), "%s/%.2s/%s.kfc", dir, key, key);
+	CHECK(kf_buf_read_file(&b, path, NULL) == KF_OK);
+	if (b.len > 200) {
+		b.data[b.len / 2] ^= 0x5a;
+		kf_sha256_init(&h);
+		kf_sha256_update(&h, b.data, b.len - 32 - 16);
+		kf_sha256_final(&h, (uint8_t *)b.data + b.len - 32);
+		CHECK(kf_write_file_atomic(path, b.data, b.len, NULL) == KF_OK);
+	}
+	kf_buf_release(&b);
+}
+
+static void test_forged_entry_is_a_miss(void)
+{
+	char dir[256], path[512];
+	struct kf_kfile *k = load("good.cu");
+	struct kf_compiled *a = NULL, *c = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_compile_opts o;
+	fresh_cache(dir, sizeof(dir), "forged");
+	o = cuda_opts(dir);
+	if (!k)
+		KF_SKIP("fixture did not load");
+	CHECKF(kf_compile(k, &o, &a, &err) == KF_OK, "%s", err.msg);
+	if (a) {
+		forge_entry(dir, a->key);
+		CHECKF(kf_compile(k, &o, &c, &err) == KF_OK, "%s", err.msg);
+		CHECK(c && !c->cached);
+		if (c)
+			CHECK(c->image_len == a->image_len && !memcmp(c->image, a->image, a->image_len));
+		kf_compiled_free(c);
+	}
+	/* The key is the parent's alone: a key file others may read is replaced, and what it sealed
+	 * is not trusted any more. */
+	snprintf(path, sizeof(path), "%s/.mac-key", dir);
+	CHECK(chmod(path, 0644) == 0);
+	c = NULL;
+	CHECK(kf_compile(k, &o, &c, &err) == KF_OK);
+	CHECK(c && !c->cached);
+	{
+		struct stat sb;
+		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 077) == 0);
+	}
+	kf_compiled_free(a);
+	kf_compiled_free(c);
+	kf_kfile_free(k);
+}
+
+/* Sealed blobs (the reference-output cache, the cpu runtime object): a rewrite is a miss; the bounds
+ * evict least recently used first. */
+static void test_blobs_sealed_and_bounded(void)
+{
+	char dir[256], path[600];
+	struct kf_buf b = KF_BUF_INIT(1 << 20);
+	static char data[200000];
+	struct kf_cache_stats st;
+	struct kf_err err = KF_ERR_INIT;
+	int fd;
+
+	fresh_cache(dir, sizeof(dir), "blobs");
+	CHECK(kf_cache_dir(dir, path, sizeof(path), &err) == KF_OK); /* makes the folder */
+	memset(data, 7, sizeof(data));
+	CHECK(kf_cache_blob_store(dir, "ref/aa.bin", data, sizeof(data)) == KF_OK);
+	CHECK(kf_cache_blob_load(dir, "ref/aa.bin", &b) && b.len == sizeof(data));
+	/* 42 everywhere, as a kernel that writes 42 would want the reference to be */
+	snprintf(path, sizeof(path), "%s/ref/aa.bin", dir);
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		static char evil[1000];
+		memset(evil, 42, sizeof(evil));
+		CHECK(pwrite(fd, evil, sizeof(evil), 16) == (ssize_t)sizeof(evil));
+		close(fd);
+	}
+	CHECK(!kf_cache_blob_load(dir, "ref/aa.bin", &b));
+	CHECK(access(path, F_OK) != 0); /* removed */
+	CHECK(!kf_cache_blob_load(dir, "../escape", &b));
+	/* LRU: three entries, the oldest touched last, a bound that holds two */
+	CHECK(kf_cache_blob_store(dir, "ref/b1.bin", data, sizeof(data)) == KF_OK);
+	CHECK(kf_cache_blob_store(dir, "ref/b2.bin", data, sizeof(data)) == KF_OK);
+	CHECK(kf_cache_blob_store(dir, "ref/b3.bin", data, sizeof(data)) == KF_OK);
+	{
+		struct timespec old[2] = {{1000, 0}, {1000, 0}}, older[2] = {{500, 0}, {500, 0}};
+		snprintf(path, sizeof(path), "%s/ref/b2.bin", dir);
+		utimensat(AT_FDCWD, path, older, 0);
+		snprintf(path, sizeof(path), "%s/ref/b1.bin", dir);
+		utimensat(AT_FDCWD, path, old, 0);
+	}
+	CHECK(kf_cache_blob_load(dir, "ref/b1.bin", &b)); /* b1 is used: now the newest */
+	CHECK(kf_cache_prune(dir, UINT64_MAX, 2 * (sizeof(data) + 100), &err) == KF_OK);
+	CHECK(kf_cache_stats(dir, &st, &err) == KF_OK);
+	CHECK_EQ_INT(st.n[KF_CACHE_REF], 2);
+	CHECK(kf_cache_blob_load(dir, "ref/b1.bin", &b));
+	CHECK(!kf_cache_blob_load(dir, "ref/b2.bin", &b));
+	CHECK(kf_cache_prune(dir, 0, 0, &err) == KF_OK);
+	CHECK(kf_cache_stats(dir, &st, &err) == KF_OK);
+	CHECK(st.n[0] == 0 && st.n[1] == 0 && st.n[2] == 0);
+	kf_buf_release(&b);
 }
 
 static void test_cache_hit(void)
@@ -532,11 +641,23 @@ static void teardown(void)
 }
 
 static const struct kf_test_case cases[] = {
-    TEST(test_backend_name),        TEST(test_pick_arch),         TEST(test_template_names),
-    TEST(test_ptxas_parse),         TEST(test_good_kernel),       TEST(test_syntax_error),
-    TEST(test_cache_hit),           TEST(test_bomb_times_out),    TEST(test_fp16_bf16_headers),
-    TEST(test_cccl_headers),        TEST(test_wgmma_picks_sm90a), TEST(test_two_kernels_stack),
-    TEST(test_bad_arch_is_invalid), TEST(test_cache_dir_env),     TEST(test_unwritable_cache_still_compiles),
+    TEST(test_backend_name),
+    TEST(test_pick_arch),
+    TEST(test_template_names),
+    TEST(test_ptxas_parse),
+    TEST(test_good_kernel),
+    TEST(test_syntax_error),
+    TEST(test_cache_hit),
+    TEST(test_forged_entry_is_a_miss),
+    TEST(test_blobs_sealed_and_bounded),
+    TEST(test_bomb_times_out),
+    TEST(test_fp16_bf16_headers),
+    TEST(test_cccl_headers),
+    TEST(test_wgmma_picks_sm90a),
+    TEST(test_two_kernels_stack),
+    TEST(test_bad_arch_is_invalid),
+    TEST(test_cache_dir_env),
+    TEST(test_unwritable_cache_still_compiles),
     TEST(test_cpu_backend_cached),
 };
 

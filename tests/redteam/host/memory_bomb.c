@@ -1,0 +1,34 @@
+/* Take the machine's memory: fork 4 x 1.5 GiB (each child touches its share only with RT_REAL_BOMB),
+ * then map 64 GiB and touch it. The address-space and cgroup bounds must hold. */
+#include "redteam.h"
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+static void rt_attack(void)
+{
+	size_t big = (size_t)64 << 30;
+	char *p;
+	for (int i = 0; i < 4; i++) {
+		pid_t c = fork();
+		if (c == 0) {
+#ifdef RT_REAL_BOMB
+			size_t n = (size_t)3 << 29;
+			char *q = (char *)malloc(n);
+			for (size_t k = 0; q && k < n; k += 4096)
+				q[k] = 1;
+#endif
+			_exit(0);
+		}
+		if (c > 0) {
+			RT_BREACH("fork() for the memory bomb");
+			waitpid(c, NULL, 0);
+		}
+	}
+	p = (char *)mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			 0);
+	if (p != MAP_FAILED) {
+		RT_BREACH("mapped 64 GiB");
+		munmap(p, big);
+	}
+}

@@ -1,0 +1,9 @@
+// Make the compiler read an endless file: it grows without bound while it waits for a newline.
+// kforge:launch vadd grid=(cdiv(N, 256)) block=(256) args=(x, y, z, N)
+#include "/dev/zero"
+extern "C" __global__ void vadd(const float *x, const float *y, float *z, int N)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < N)
+		z[i] = x[i] + y[i];
+}
