@@ -1,6 +1,8 @@
 /* Worker-session latency on the cpu backend: start (spawn, hello, setup), one small step, steady-state
  * steps and the end, in ms (medians of several rounds), each also as a ratio against the cost of
- * fork + exec + wait of /bin/true measured in the same run (the floor any process isolation pays). */
+ * fork + exec + wait of /bin/true measured in the same run (the floor any process isolation pays).
+ * Then the same with every sandbox layer off (this binary again, KFORGE_SANDBOX_LAYERS=none): what the
+ * sandbox costs a worker, as a ratio measured in the same run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +66,62 @@ static void step_init(struct kf_step *st, uint32_t flags)
 		st->in_off[i] = st->out_off[i] = -1;
 }
 
+static int measure(double *total_out);
+
+/* The unsandboxed run: this binary again with every layer off; its start+step+end in ms (-1: failed). */
+static double unsandboxed_total(void)
+{
+	char self[4096], line[512];
+	double total = -1;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	FILE *f;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	setenv("KFORGE_SANDBOX_LAYERS", "none", 1);
+	setenv("KFORGE_UNSANDBOXED_CPU_BACKEND_I_ACCEPT_THE_RISK", "1", 1);
+	f = popen(self, "r");
+	unsetenv("KFORGE_SANDBOX_LAYERS");
+	unsetenv("KFORGE_UNSANDBOXED_CPU_BACKEND_I_ACCEPT_THE_RISK");
+	if (!f)
+		return -1;
+	printf("-- every sandbox layer off (KFORGE_SANDBOX_LAYERS=none):\n");
+	while (fgets(line, sizeof(line), f)) {
+		fputs(line, stdout);
+		if (!strncmp(line, "start+step+end:", 15))
+			total = strtod(line + 15, NULL);
+	}
+	pclose(f);
+	return total;
+}
+
 int main(void)
+{
+	const struct kf_sandbox_report *r = kf_sandbox_report();
+	const char *spec = getenv("KFORGE_SANDBOX_LAYERS");
+	double total = 0, bare;
+	char layers[256] = "";
+	int rc;
+
+	for (unsigned b = 0, k = 0; b < KF_LAYER_COUNT; b++)
+		if (r->active & (1u << b))
+			k += (unsigned)snprintf(layers + k, sizeof(layers) - k, "%s%s", k ? " " : "",
+						kf_layer_name(b));
+	if (spec && !strcmp(spec, "none"))
+		return measure(&total);
+	printf("-- sandbox layers: %s\n", layers[0] ? layers : "none");
+	rc = measure(&total);
+	if (rc)
+		return rc;
+	bare = unsandboxed_total();
+	if (bare > 0)
+		printf("sandbox cost per worker (start+step+end): %.3f ms sandboxed / %.3f ms bare = %.2fx\n",
+		       total, bare, total / bare);
+	return 0;
+}
+
+static int measure(double *total_out)
 {
 	struct kf_compile_opts co = {.backend = KF_BACKEND_CPU};
 	struct kf_worker_opts wo = {.backend = KF_BACKEND_CPU};
@@ -144,6 +201,7 @@ int main(void)
 		       median(idle_end, ROUNDS), median(idle_end, ROUNDS) / b);
 		printf("start+step+end:                    %8.3f ms  (%.1fx baseline)\n", s0 + f + e,
 		       (s0 + f + e) / b);
+		*total_out = s0 + f + e;
 	}
 	kf_plan_free(p);
 	kf_compiled_free(c);

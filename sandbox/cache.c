@@ -268,9 +268,8 @@ static void list_kind(const char *dir, int kind, struct listing *l)
 			}
 			if (d2)
 				closedir(d2);
-		} else if (kind == 1 && S_ISREG(sb.st_mode)) {
-			list_add(l, path, &sb);
-		} else if (kind == 2 && S_ISREG(sb.st_mode) && has_suffix(e->d_name, ".blob")) {
+		} else if (S_ISREG(sb.st_mode) &&
+			   (kind == 1 || (kind == 2 && has_suffix(e->d_name, ".blob")))) {
 			list_add(l, path, &sb);
 		}
 	}

@@ -37,8 +37,8 @@ static size_t splice_len(const char *s, size_t i, size_t len)
 static bool join_lines(const char *src, size_t len, struct text *T)
 {
 	size_t k = 0, line = 1, i = 0;
-	T->t = malloc(len + 1);
-	T->line = malloc((len + 1) * sizeof(*T->line));
+	T->t = calloc(len + 1, 1);
+	T->line = calloc(len + 1, sizeof(*T->line));
 	if (!T->t || !T->line) {
 		free(T->t);
 		free(T->line);

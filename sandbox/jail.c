@@ -388,29 +388,36 @@ static bool env_block(uintptr_t *start, uintptr_t *end)
 	return *start && *end > *start;
 }
 
+/* The environment's new home: one block for every string and the array, both kept here for the life
+ * of the process (so a leak checker sees them reachable after setenv moves environ elsewhere). */
+static char *volatile env_strings;
+static char **volatile env_array;
+
 static void protect(void)
 {
 	uintptr_t start, end;
-	size_t n = 0;
-	char **copy;
+	size_t n = 0, bytes = 0, at = 0;
 
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* Move every variable to the heap (getenv keeps working), then zero the original block. */
 	while (environ && environ[n])
-		n++;
-	copy = calloc(n + 1, sizeof(*copy));
-	if (!copy)
+		bytes += strlen(environ[n++]) + 1;
+	char **arr = calloc(n + 1, sizeof(*arr));
+	char *str = malloc(bytes ? bytes : 1);
+	if (!arr || !str) {
+		free(arr);
+		free(str);
 		return;
-	for (size_t i = 0; i < n; i++) {
-		copy[i] = strdup(environ[i]);
-		if (!copy[i]) {
-			for (size_t k = 0; k < i; k++)
-				free(copy[k]);
-			free(copy);
-			return;
-		}
 	}
-	environ = copy;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(environ[i]) + 1;
+		memcpy(str + at, environ[i], l);
+		arr[i] = str + at;
+		at += l;
+	}
+	env_array = arr;
+	env_strings = str;
+	environ = arr;
 	if (env_block(&start, &end)) {
 		memset((void *)start, 0, end - start);
 		report.env_scrubbed = true;

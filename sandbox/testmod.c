@@ -2,6 +2,7 @@
  * candidate module takes (the same session, memfd, dlopen inside the same sandbox, so its constructors
  * run in there), then one step that calls its entry function. What the sandbox refused comes back from
  * the worker's log. This is how the layers are tested as if every compile-time gate had failed. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,22 @@ static void collect_refusals(struct kf_test_module_report *rep)
 		}
 		p = what;
 	}
+}
+
+/* "'NAME' returned N" (the cpu backend's words for an entry that returned N != 0). */
+static bool entry_code(const char *msg, int *code)
+{
+	const char *q = msg[0] == '\'' ? strchr(msg + 1, '\'') : NULL;
+	char *end;
+	long v;
+	if (!q || strncmp(q, "' returned ", 11))
+		return false;
+	errno = 0;
+	v = strtol(q + 11, &end, 10);
+	if (errno || end == q + 11 || *end || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*code = (int)v;
+	return true;
 }
 
 enum kf_status kf_sandbox_test_module(const char *path, const char *entry, int timeout_ms,
@@ -107,8 +124,7 @@ enum kf_status kf_sandbox_test_module(const char *path, const char *entry, int t
 		snprintf(rep->msg, sizeof(rep->msg), "%s", st ? e.msg : r->msg);
 		if (!st && r->status == KF_OK) {
 			rep->entry_ran = true;
-		} else if (!st && r->status == KF_ERR_RUNTIME &&
-			   sscanf(r->msg, "'%*[^']' returned %d", &rep->entry_code) == 1) {
+		} else if (!st && r->status == KF_ERR_RUNTIME && entry_code(r->msg, &rep->entry_code)) {
 			rep->entry_ran = true;
 			rep->status = KF_OK;
 		}

@@ -24,18 +24,35 @@
 #include "../common/confine.h"
 #include "worker.h"
 
+/* One "name=number" field of the spec (base 16 for layers, else 10); false when it is not there. */
+static bool spec_field(const char *spec, const char *name, int base, unsigned long long *out)
+{
+	size_t n = strlen(name);
+	for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		char *end;
+		if (strncmp(p, name, n) || p[n] != '=')
+			continue;
+		errno = 0;
+		*out = strtoull(p + n + 1, &end, base);
+		return !errno && end != p + n + 1 && (*end == ',' || *end == '\0');
+	}
+	return false;
+}
+
 bool kf_wk_jail_parse(const char *spec, struct kf_wk_jail *j)
 {
-	unsigned layers = 0, uid = 0, gid = 0;
-	int nproc = 0;
+	unsigned long long layers, uid, gid, nproc = 0;
 	memset(j, 0, sizeof(*j));
-	if (!spec || sscanf(spec, "layers=%x,uid=%u,gid=%u,nproc=%d", &layers, &uid, &gid, &nproc) < 3)
+	if (!spec || !spec_field(spec, "layers", 16, &layers) || !spec_field(spec, "uid", 10, &uid) ||
+	    !spec_field(spec, "gid", 10, &gid) || uid > 0xfffffffeull || gid > 0xfffffffeull)
+		return false;
+	if (strstr(spec, "nproc=") && (!spec_field(spec, "nproc", 10, &nproc) || nproc > 1u << 20))
 		return false;
 	j->on = true;
-	j->layers = layers & KF_LAYERS_ALL;
+	j->layers = (unsigned)layers & KF_LAYERS_ALL;
 	j->uid = (uid_t)uid;
 	j->gid = (gid_t)gid;
-	j->nproc = nproc;
+	j->nproc = (int)nproc;
 	return true;
 }
 

@@ -140,6 +140,19 @@ if [ "$probe_rc" -ne 0 ]; then
 fi
 arch=$(echo "$probe_txt" | sed -n 's/^arch=//p')
 say "device-check: $(echo "$probe_txt" | sed -n 's/^name=//p') ($arch), CUPTI $(echo "$probe_txt" | sed -n 's/^cupti=//p')"
+
+# -- the cuda worker under the sandbox layers it gets (sandbox/README.md: env, uid as root, netns, the
+# deny-list after the driver's init): --probe above ran it bare; doctor starts it as every session does.
+# Every check below runs under these layers too.
+layers_txt=$("$K" sandbox layers 2>&1)
+echo "$layers_txt" >>"$log"
+if [ "$G" = cuda ]; then
+	if "$K" doctor --json 2>>"$log" | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["gpu"]["available"] else 1)'; then
+		record sandbox_gpu_worker pass "the cuda worker starts in its sandbox; active layers: $(echo "$layers_txt" | awk '$2 == "active" {print $1}' | tr '\n' ' ')"
+	else
+		record sandbox_gpu_worker fail "the cuda worker does not start in its sandbox (kforge doctor: see the log); layers: $(echo "$layers_txt" | tr '\n' ' ')"
+	fi
+fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >>"$log" 2>&1
 
 # verdict TASK KERNEL BACKEND -> prints "STATUS EXIT"; the JSON goes to the log

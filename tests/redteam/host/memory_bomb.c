@@ -1,8 +1,9 @@
 /* Take the machine's memory: fork 4 x 1.5 GiB (each child touches its share only with RT_REAL_BOMB),
- * then map 64 GiB and touch it. The address-space and cgroup bounds must hold. */
+ * then map 64 GiB. The syscall filter and the address-space limit must hold. */
 #include "redteam.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 static void rt_attack(void)
