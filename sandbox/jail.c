@@ -392,6 +392,7 @@ static bool env_block(uintptr_t *start, uintptr_t *end)
  * of the process (so a leak checker sees them reachable after setenv moves environ elsewhere). */
 static char *volatile env_strings;
 static char **volatile env_array;
+static size_t env_bytes;
 
 static void protect(void)
 {
@@ -417,6 +418,7 @@ static void protect(void)
 	}
 	env_array = arr;
 	env_strings = str;
+	env_bytes = bytes;
 	environ = arr;
 	if (env_block(&start, &end)) {
 		memset((void *)start, 0, end - start);
@@ -605,8 +607,13 @@ void kf_jail_enter(const struct kf_jail *j, int nproc)
 		jail_die(what, errno);
 	if ((j->layers & KF_LAYER_LANDLOCK) && kf_confine_landlock(j->rules, j->n_rules, true, &what) != 0)
 		jail_die(what, errno);
-	if (j->layers & KF_LAYER_ENV)
+	if (j->layers & KF_LAYER_ENV) {
 		environ = (char **)j->envp;
+		/* A child that runs in-process (NVRTC) holds a copy of the parent's memory: the copy of the
+		 * environment, keys and all, goes (getenv pointers into it read zeros from here on). */
+		if (j->kind == KF_JAIL_INPROCESS && env_strings)
+			memset(env_strings, 0, env_bytes);
+	}
 }
 
 void kf_jail_worker_arg(const struct kf_jail *j, char *out, size_t n)

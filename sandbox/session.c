@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "child.h"
 #include "common/proto.h"
 #include "jail.h"
@@ -867,6 +868,15 @@ enum kf_status kf_session_start(const struct kf_worker_opts *opts, const struct 
 				  backend_str(mod->backend), backend_str(opts->backend));
 	if (!mod->image || !mod->image_len)
 		return kf_err_set(err, KF_ERR_INVALID, "module has no image");
+	/* Library calls need the cuda backend. Said here, not left to the worker: after the module is
+	 * loaded, a setup reply may be the candidate's, so the parent trusts none that says UNAVAILABLE. */
+	for (size_t l = 0; opts->backend == KF_BACKEND_CPU && l < plan->n_launches; l++)
+		if (plan->launches[l].kernel[0] == KF_LIBCALL_PREFIX)
+			return kf_err_set(
+			    err, KF_ERR_UNAVAILABLE,
+			    "worker setup failed: '%s' is a library call: the cpu backend runs none "
+			    "(cuBLAS and cuDNN need the cuda backend)",
+			    plan->launches[l].kernel + 1);
 	/* Native candidate code only inside its minimum sandbox (or with the loud opt-out). */
 	if (opts->backend == KF_BACKEND_CPU && (st = kf_sandbox_cpu_check(err)) != KF_OK)
 		return st;

@@ -289,6 +289,62 @@ static void cgroup_bounds_memory(void)
 	free(j);
 }
 
+/* In the in-process compile child (NVRTC forks the parent's memory) the heap copy of the parent's
+ * environment, keys and all, is zeroed before any compiler code runs: the pointer getenv gave the parent
+ * reads zeros there, and getenv finds nothing. */
+static int inprocess_child(void *arg, int fd)
+{
+	const char *p = arg;
+	return put(fd, (p[0] == '\0' ? 1 : 0) | (getenv("KF_JAIL_TEST_SECRET") == NULL ? 2 : 0));
+}
+
+static void inprocess_env_zeroed(void)
+{
+	const char *secret = getenv("KF_JAIL_TEST_SECRET");
+	if (!secret) {
+		/* The variable must be in the environment this process started with: run a copy of this
+		 * binary with it set, for this test alone. */
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		pid_t pid;
+		int st = -1;
+		if (n <= 0)
+			KF_SKIP("no /proc/self/exe");
+		self[n] = '\0';
+		pid = fork();
+		if (pid == 0) {
+			char *argv[] = {self, (char *)"inprocess_env_zeroed", NULL};
+			setenv("KF_JAIL_TEST_SECRET", "sk-jail-test-0123456789abcdefghij", 1);
+			execv(self, argv);
+			_exit(127);
+		}
+		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+		CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the copy failed (status %d)", st);
+		return;
+	}
+	struct kf_jail *j = malloc(sizeof(*j));
+	struct kf_child_limits lim = {.timeout_ms = 20000};
+	struct kf_child_result res;
+	struct kf_buf out = KF_BUF_INIT(64);
+	int code = -1;
+	if (!j)
+		return;
+	kf_jail_init(j, KF_JAIL_INPROCESS);
+	if (!(j->layers & KF_LAYER_ENV)) {
+		free(j);
+		KF_SKIP("the env layer is off");
+	}
+	lim.jail = j;
+	CHECK(kf_child_run_fn(inprocess_child, (void *)secret, &lim, &out, &res, NULL) == KF_OK);
+	if (out.len == sizeof(int))
+		memcpy(&code, out.data, sizeof(int));
+	CHECKF(code == 3, "child saw the environment (code %d)", code);
+	CHECK(getenv("KF_JAIL_TEST_SECRET") && secret[0] == 's'); /* the parent keeps its own */
+	kf_jail_release(j);
+	kf_buf_release(&out);
+	free(j);
+}
+
 static void layer_names(void)
 {
 	CHECK_STR(kf_layer_name(0), "env");
@@ -309,6 +365,7 @@ int main(int argc, char **argv)
 	    TEST(bpf_builder),
 	    TEST(parent_protected),
 	    TEST(cgroup_bounds_memory),
+	    TEST(inprocess_env_zeroed),
 	    TEST(layer_names),
 	};
 	int rc;
