@@ -14,7 +14,9 @@ id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user" ||
 dir=$(mktemp -d /tmp/kforge-unpriv.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 # The tree without .git and the other builds; the user owns the copy.
-(cd "$top" && tar --exclude=./.git --exclude='./build/*' -cf - . && tar -cf - "$build") | (cd "$dir" && tar -xf -)
+(cd "$top" && tar --exclude=./.git --exclude=./build -cf - .) | (cd "$dir" && tar -xf -) &&
+	(cd "$top" && tar --exclude="$build/obj" --exclude="$build/test-logs" -cf - "$build") | (cd "$dir" && tar -xf -) ||
+	exit 3
 chmod 755 "$dir"
 chown -R "$user:" "$dir"
 su "$user" -s /bin/bash -c "

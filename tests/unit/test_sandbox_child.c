@@ -340,8 +340,10 @@ static void test_no_network(void)
 	CHECK(n > 0);
 	CHECK(kf_child_run_fn(fn_netns, NULL, &lim, &pl, &res, &err) == KF_OK);
 	CHECK_EQ_INT(res.exit_code, 0);
-	if (getuid() != 0)
+	if (getuid() != 0) {
+		kf_buf_release(&pl);
 		KF_SKIP("not root: unshare(CLONE_NEWNET) is refused and tolerated");
+	}
 	CHECKF(pl.len > 0 && strcmp(pl.data, mine) != 0, "child netns '%s' == parent '%s'", pl.data, mine);
 	kf_buf_release(&pl);
 }

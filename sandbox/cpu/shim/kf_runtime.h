@@ -534,17 +534,7 @@ static struct {
 	struct kf_launch_state *cur;
 	bool lent; /* the threads came from kf_cfg_spawn: they go back to the loader instead of a join */
 	int alive; /* lent helpers still in kf_pool_main */
-} kf_pool = {PTHREAD_MUTEX_INITIALIZER,
-	     PTHREAD_COND_INITIALIZER,
-	     PTHREAD_COND_INITIALIZER,
-	     0,
-	     0,
-	     0,
-	     0,
-	     false,
-	     0,
-	     false,
-	     0};
+} kf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER}; /* rest 0 */
 
 static void *kf_pool_main(void *)
 {
