@@ -281,13 +281,14 @@ int cmd_doctor(int argc, char **argv)
 	size_t n_pos;
 	int rc;
 
-	if (kf_cli_start("doctor",
-			 "kforge doctor [--json] [--db FILE]\n\n"
-			 "Reports the host C++ compiler, NVRTC, the CUDA toolkit and CUPTI, the GPU and the\n"
-			 "cpu backend as a worker sees them, each sandbox layer (active, off or unavailable,\n"
-			 "and why), whether API keys are set (never their values) and the knowledge-base\n"
-			 "path. Exit 0.\n",
-			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 0, &n_pos, NULL, &rc))
+	if (kf_cli_start(
+		"doctor",
+		"kforge doctor [--json] [--db FILE]\n\n"
+		"Reports the host C++ compiler, NVRTC, the CUDA toolkit and CUPTI, the GPU and the\n"
+		"cpu backend as a worker sees them, each sandbox layer (active, off or unavailable,\n"
+		"and why), whether API keys are set (never their values) and the knowledge-base\n"
+		"path. Exit 0.\n",
+		argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 0, &n_pos, NULL, &rc))
 		return rc;
 	if (d.json && !(d.doc = cJSON_CreateObject())) {
 		kf_cli_error("out of memory");
