@@ -37,6 +37,7 @@ int cmd_regress(int argc, char **argv);
 int cmd_kb(int argc, char **argv);
 int cmd_tasks(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
