@@ -36,14 +36,16 @@ REPORTS_SRC   := $(wildcard reports/*.c)
 RUNNER_SRC    := $(wildcard runner/*.c)
 REGRESS_SRC   := $(wildcard regress/*.c)
 EXPORT_SRC    := $(wildcard export/*.c)
+SCAFFOLD_SRC  := $(wildcard scaffold/*.c)
 CLI_SRC       := $(wildcard cli/*.c)
 
 # Data files compiled in (core/embed.h). A module lists its folder here.
-EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data kb/sql
+EMBED_DIRS  := sandbox/cpu/shim agent/prompts agent/data kb/sql scaffold/templates
 EMBED_FILES := $(sort $(shell find $(EMBED_DIRS) -type f ! -name '*~' 2>/dev/null))
 
 LIB_SRC := $(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(SANDBOX_SRC) $(VERIFIER_SRC) $(PROFILER_SRC) \
-           $(KB_SRC) $(EVAL_SRC) $(AGENT_SRC) $(REPORTS_SRC) $(RUNNER_SRC) $(REGRESS_SRC) $(EXPORT_SRC)
+           $(KB_SRC) $(EVAL_SRC) $(AGENT_SRC) $(REPORTS_SRC) $(RUNNER_SRC) $(REGRESS_SRC) $(EXPORT_SRC) \
+           $(SCAFFOLD_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cpp,$(BUILD)/obj/%.o,$(1)))
 

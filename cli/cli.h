@@ -51,6 +51,11 @@ int kf_cmd_tasks_lint(int argc, char **argv);
 int kf_cmd_tasks_show(int argc, char **argv);
 /* `kforge tasks baselines` (cli/cmd_tasks_baselines.c); argv[0] is "baselines". */
 int kf_cmd_tasks_baselines(int argc, char **argv);
+/* `kforge tasks new` (cli/cmd_tasks_new.c); argv[0] is "new". */
+int kf_cmd_tasks_new(int argc, char **argv);
+/* For `tasks validate`: prints each field a scaffold left marked TODO as an error ("FILE: FIELD: TEXT");
+ * KF_ERR_INVALID when there is any (cli/cmd_tasks_new.c). */
+enum kf_status kf_cli_tasks_todo_check(const char *path, struct kf_err *err);
 
 const struct kf_cmd *kf_cli_find(const char *name);
 

@@ -155,7 +155,10 @@ static int tasks_validate(int argc, char **argv)
 		cJSON *e = json ? cJSON_CreateObject() : NULL;
 
 		kf_err_clear(&err);
-		st = kf_task_load(files.v[i], strict ? KF_TASK_STRICT : 0, &warnings, &t, &err);
+		/* fields a scaffold (kforge tasks new) left to fill in are named first, one by one */
+		st = kf_cli_tasks_todo_check(files.v[i], &err);
+		if (!st)
+			st = kf_task_load(files.v[i], strict ? KF_TASK_STRICT : 0, &warnings, &t, &err);
 		if (!st) {
 			/* names are unique within a suite: the knowledge base and reports key on them */
 			for (size_t j = 0; j < i; j++) {
@@ -233,6 +236,8 @@ int cmd_tasks(int argc, char **argv)
 		    "tasks",
 		    "subcommands:\n"
 		    "  list [DIR] [--json]                    every task below DIR (default tasks/)\n"
+		    "  new NAME (--from KERNEL|--template K)  scaffold a task from a kernel file or a "
+		    "template\n"
 		    "  show TASK [--json]                     everything about one task\n"
 		    "  validate [--strict] [--json] [PATH...] check task files (exit 2 if any is invalid)\n"
 		    "  lint [options] [PATH...]               find degenerate tasks\n"
@@ -250,5 +255,7 @@ int cmd_tasks(int argc, char **argv)
 		return kf_cmd_tasks_lint(argc - 1, argv + 1);
 	if (!strcmp(sub, "baselines"))
 		return kf_cmd_tasks_baselines(argc - 1, argv + 1);
+	if (!strcmp(sub, "new"))
+		return kf_cmd_tasks_new(argc - 1, argv + 1);
 	return kf_cli_usage_error("tasks", "unknown subcommand '%s'", sub);
 }

@@ -23,7 +23,7 @@ static const struct kf_cmd commands[] = {
     {"regress", cmd_regress, "re-verify and re-time shipped kernels",
      "regress MANIFEST [--junit FILE] [--json] [--update-baselines] [--threshold PCT]"},
     {"kb", cmd_kb, "the knowledge base", "kb <stats|list|show|export|import|merge|search> [options]"},
-    {"tasks", cmd_tasks, "task files", "tasks <list|validate|lint|show> [options]"},
+    {"tasks", cmd_tasks, "task files", "tasks <list|show|validate|lint|baselines|new> [options]"},
     {"export", cmd_export, "the kernel with a launcher: a C/C++ header or a PyTorch extension",
      "export KERNEL --task TASK (--header | --torch) [-o FILE] [--name NAME] [--db FILE]"},
     {"report", cmd_report, "render a run's report", "report RUN [--format md|html|json] [--db FILE]"},

@@ -15,7 +15,7 @@ for t in cppcheck clang-tidy; do
 done
 
 FILES=$(git ls-files 'core/*.c' 'sandbox/*.c' 'verifier/*.c' 'profiler/*.c' 'kb/*.c' 'eval/*.c' 'agent/*.c' \
-	'reports/*.c' 'runner/*.c' 'regress/*.c' 'export/*.c' 'cli/*.c' | grep -v '^sandbox/cpu/shim/')
+	'reports/*.c' 'runner/*.c' 'regress/*.c' 'export/*.c' 'scaffold/*.c' 'cli/*.c' | grep -v '^sandbox/cpu/shim/')
 [ -n "$FILES" ] || { echo "lint: no files" >&2; exit 2; }
 n=$(echo "$FILES" | wc -l)
 fail=0
