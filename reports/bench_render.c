@@ -266,14 +266,76 @@ enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *
 
 /* ---- HTML ---- */
 
-static enum kf_status chart_fast_p(struct kf_buf *b, const struct kf_bench_metrics *m)
+static int cmp_double(const void *a, const void *b)
 {
-	struct kf_series s[2] = {{"fast_p", m->n_p, m->p, m->fast},
-				 {"significant", m->n_p, m->p, m->fast_sig}};
-	struct kf_chart_opts o = {.title = m->cpu_clock ? "fast_p over p (CPU times)" : "fast_p over p",
-				  .xlabel = "p (speedup threshold)",
-				  .ylabel = "fraction of all tasks"};
-	return kf_svg_line_chart(b, s, 2, &o);
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* fast_p is a step function of p: (# tasks correct with speedup > p) / (# all tasks) drops at each correct
+ * task's speedup. Drawn exactly from the tasks (the significant variant drops at each interval's lower
+ * bound), over p from 0 to past the largest listed p and speedup. */
+static enum kf_status chart_fast_p(struct kf_buf *b, const struct kf_bench_metrics *m,
+				   const struct kf_bench_task *t, size_t n)
+{
+	double *v[2], *xs[2], *ys[2], p_max = 0;
+	size_t k[2] = {0, 0};
+	enum kf_status st = KF_OK;
+	for (int c = 0; c < 2; c++) {
+		v[c] = calloc(n + 1, sizeof(double));
+		xs[c] = calloc(2 * n + 3, sizeof(double));
+		ys[c] = calloc(2 * n + 3, sizeof(double));
+	}
+	if (!v[0] || !v[1] || !xs[0] || !xs[1] || !ys[0] || !ys[1])
+		st = KF_ERR_NOMEM;
+	for (size_t i = 0; i < m->n_p; i++)
+		p_max = fmax(p_max, m->p[i]);
+	for (int c = 0; c < 2 && !st; c++) {
+		size_t nv = 0, tot = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (m->level && t[i].level != m->level)
+				continue;
+			tot++;
+			if (t[i].correct && t[i].speedup > 0 && (c ? t[i].lo : t[i].speedup) > 0)
+				v[c][nv++] = c ? t[i].lo : t[i].speedup;
+		}
+		qsort(v[c], nv, sizeof(double), cmp_double);
+		for (size_t i = 0; i < nv; i++)
+			p_max = fmax(p_max, v[c][i]);
+		/* the value at p = 0, then one point at each drop */
+		xs[c][k[c]] = 0;
+		ys[c][k[c]++] = tot ? (double)nv / (double)tot : 0;
+		for (size_t i = 0; i < nv; i++) {
+			if (v[c][i] <= 0 || (i + 1 < nv && v[c][i + 1] == v[c][i]))
+				continue;
+			size_t above = 0;
+			for (size_t j = 0; j < nv; j++)
+				above += v[c][j] > v[c][i];
+			xs[c][k[c]] = v[c][i];
+			ys[c][k[c]++] = tot ? (double)above / (double)tot : 0;
+		}
+	}
+	if (!st) {
+		for (int c = 0; c < 2; c++) {
+			xs[c][k[c]] = p_max * 1.1 + 0.1;
+			ys[c][k[c]] = ys[c][k[c] - 1];
+			k[c]++;
+		}
+		struct kf_series s[2] = {{"fast_p", k[0], xs[0], ys[0]},
+					 {"significant (interval above p)", k[1], xs[1], ys[1]}};
+		struct kf_chart_opts o = {.title =
+					      m->cpu_clock ? "fast_p over p (CPU times)" : "fast_p over p",
+					  .xlabel = "p (speedup threshold)",
+					  .ylabel = "fraction of all tasks",
+					  .step = true};
+		st = kf_svg_line_chart(b, s, 2, &o);
+	}
+	for (int c = 0; c < 2; c++) {
+		free(v[c]);
+		free(xs[c]);
+		free(ys[c]);
+	}
+	return st;
 }
 
 static enum kf_status chart_tasks(struct kf_buf *b, const struct kf_bench_task *t, size_t n, bool cpu)
@@ -289,18 +351,25 @@ static enum kf_status chart_tasks(struct kf_buf *b, const struct kf_bench_task *
 			bars[i].has_interval = t[i].hi > 0;
 			bars[i].lo = t[i].lo;
 			bars[i].hi = t[i].hi;
-			bars[i].status = t[i].lo > 1 ? 1 : (t[i].hi > 0 && t[i].hi < 1) ? 2 : 0;
+			bars[i].status = t[i].lo > 1                    ? KF_BAR_GOOD
+					 : (t[i].hi > 0 && t[i].hi < 1) ? KF_BAR_BAD
+									: KF_BAR_NORMAL;
 		} else {
-			bars[i].status = 3;
+			bars[i].status = KF_BAR_MISSING;
 		}
 	}
+	static const char *const names[5] = {"not significant", "significantly faster",
+					     "significantly slower", "not correct (no speedup)", NULL};
 	struct kf_chart_opts o = {.title =
 				      cpu ? "Speedup per task over its reference, 95% interval (CPU times)"
 					  : "Speedup per task over its reference, 95% interval",
-				  .ylabel = "speedup (x)",
+				  .ylabel = "speedup over the reference (log)",
+				  .log_y = true,
 				  .ref_line = true,
 				  .ref_y = 1.0,
-				  .width = n > 12 ? (int)(n * 48 + 120) : 0};
+				  .ref_label = "reference (1x)",
+				  .status_names = names,
+				  .value_suffix = "x"};
 	st = kf_svg_bar_chart(b, bars, n, &o);
 	free(bars);
 	return st;
@@ -326,8 +395,12 @@ static enum kf_status chart_categories(struct kf_buf *b, const struct kf_bench_t
 		for (size_t j = 0; j < k; j++)
 			bars[j] = (struct kf_bar){names[j], (double)ok[j] / (double)tot[j],     false, 0,
 						  0,        ok[j] == tot[j] ? 1 : ok[j] ? 0 : 2};
+		static const char *const legend[5] = {"some correct", "all correct", "none correct", NULL,
+						      NULL};
 		struct kf_chart_opts o = {.title = "Correctness rate by category",
-					  .ylabel = "correct fraction"};
+					  .ylabel = "correct fraction",
+					  .status_names = legend,
+					  .value_suffix = ""};
 		st = kf_svg_bar_chart(b, bars, k, &o);
 	}
 	free(names);
@@ -367,11 +440,15 @@ static enum kf_status chart_progress(struct kf_buf *b, const struct kf_bench_tas
 			off += m;
 		}
 		struct kf_chart_opts o = {.title = "Search progress: best verified speedup so far",
-					  .xlabel = "candidate",
-					  .ylabel = "speedup (x)",
+					  .xlabel = "candidate, in recording order",
+					  .ylabel = "speedup over the reference (log)",
+					  .log_y = true,
 					  .ref_line = true,
 					  .ref_y = 1.0,
-					  .step = true};
+					  .step = true,
+					  .x_integer = true,
+					  .ref_label = "reference (1x)",
+					  .value_suffix = "x"};
 		st = kf_buf_adds(b, "<h2>Search progress</h2>\n");
 		if (!st)
 			st = kf_svg_line_chart(b, s, j, &o);
@@ -438,7 +515,7 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 		}
 		ADD("</table>\n<h2>fast_p curve</h2>\n");
 		if (!st)
-			st = chart_fast_p(b, &m[0]);
+			st = chart_fast_p(b, &m[0], t, n);
 	}
 	ADD("<h2>Speedup per task</h2>\n");
 	if (!st)

@@ -34,6 +34,7 @@ bool kf_report_format_parse(const char *s, enum kf_report_format *out)
 
 struct rr_cand {
 	int64_t id, parent_id;
+	int64_t llm_call_id, node;
 	int generation;
 	char *edit_kind, *source, *change;
 	bool evaluated;
@@ -58,11 +59,23 @@ struct rr_problem {
 };
 #define RR_MAX_PROBLEMS 16
 
+/* One LLM call: its id and seq (the progress chart's x), and for a failed call or an unusable reply what
+ * it was and why. */
+struct rr_call {
+	int64_t id;
+	int seq;
+	char outcome[16]; /* "failed", "unusable", or "" for a call that gave something */
+	char kind[32];
+	char *reason;
+};
+
 struct rr {
 	bool found;
 	int64_t n_calls_seen, n_failed, n_unusable;
 	struct rr_problem problems[RR_MAX_PROBLEMS];
 	size_t n_problems;
+	struct rr_call *calls;
+	size_t n_calls, cap_calls;
 	struct kf_kb_run run; /* strings below own the run's text */
 	char *uid, *strategy, *provider, *model, *backend, *config, *status;
 	cJSON *run_json;
@@ -132,6 +145,8 @@ static int on_cand(void *ctx, const struct kf_kb_candidate *c)
 	memset(d, 0, sizeof(*d));
 	d->id = c->id;
 	d->parent_id = c->parent_id;
+	d->llm_call_id = c->llm_call_id;
+	d->node = c->node;
 	d->generation = c->generation;
 	d->edit_kind = dup0(c->edit_kind);
 	d->source = dup0(c->source);
@@ -163,13 +178,32 @@ static int on_call(void *ctx, const struct kf_kb_llm_call *c)
 {
 	struct rr *x = ctx;
 	const char *outcome = c->outcome && *c->outcome ? c->outcome : c->error ? "failed" : "";
+	struct rr_call *rc;
 	x->n_calls_seen++;
+	if (x->n_calls == x->cap_calls) {
+		size_t cap = x->cap_calls ? x->cap_calls * 2 : 32;
+		struct rr_call *p = realloc(x->calls, cap * sizeof(*p));
+		if (!p) {
+			x->oom = true;
+			return 1;
+		}
+		x->calls = p;
+		x->cap_calls = cap;
+	}
+	rc = &x->calls[x->n_calls++];
+	memset(rc, 0, sizeof(*rc));
+	rc->id = c->id;
+	rc->seq = c->seq;
 	if (strcmp(outcome, "failed") && strcmp(outcome, "unusable"))
 		return 0;
 	const char *why = c->error ? c->error : c->reason ? c->reason : "";
 	char kbuf[32];
 	const char *kind = !strcmp(outcome, "failed") ? (c->failure && *c->failure ? c->failure : "http")
 						      : unusable_class(why, kbuf, sizeof(kbuf));
+	snprintf(rc->outcome, sizeof(rc->outcome), "%s", outcome);
+	snprintf(rc->kind, sizeof(rc->kind), "%s", kind);
+	if (!(rc->reason = dup0(why)))
+		x->oom = true;
 	if (!strcmp(outcome, "failed"))
 		x->n_failed++;
 	else
@@ -264,6 +298,9 @@ static void rr_release(struct rr *x)
 		free(x->c[i].reason);
 	}
 	free(x->c);
+	for (size_t i = 0; i < x->n_calls; i++)
+		free(x->calls[i].reason);
+	free(x->calls);
 	for (size_t i = 0; i < x->n_t; i++)
 		free(x->t[i].shape);
 	free(x->t);
@@ -527,8 +564,10 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 			    "|---|---:|---:|---:|---|---:|---|\n");
 			for (size_t i = 0; i < x->n_t; i++) {
 				const struct rr_timing *t = &x->t[i];
+				char shape[256];
+				kf_report_shape_label(t->shape, shape, sizeof(shape));
 				ADD("|");
-				CELL(t->shape);
+				CELL(shape);
 				ADD(" %.4g | %.4g | %.3fx | %.3f-%.3f | %d | %s |\n", t->median_ms,
 				    t->ref_median_ms, t->speedup, t->lo, t->hi, t->n_samples, t->clock);
 			}
@@ -606,43 +645,257 @@ static enum kf_status h_row(struct kf_buf *b, const char *k, const char *v)
 	return st;
 }
 
-/* Best verified speedup so far against the candidate index (1-based); points before the first verified
- * candidate are left out (there is nothing to plot yet). */
-static enum kf_status chart_progress(const struct rr *x, struct kf_buf *b)
+/* The 1-based number of the LLM call that produced a candidate (its seq + 1), 0 when none did. */
+static int64_t call_number(const struct rr *x, const struct rr_cand *c)
 {
-	double *px = calloc(x->n ? x->n : 1, sizeof(double)), *py = calloc(x->n ? x->n : 1, sizeof(double));
-	size_t m = 0;
-	double best = 0;
+	for (size_t i = 0; c->llm_call_id && i < x->n_calls; i++)
+		if (x->calls[i].id == c->llm_call_id)
+			return (int64_t)x->calls[i].seq + 1;
+	return 0;
+}
+
+/* The search's progress for kf_report_progress: per LLM call when the run made calls, else per candidate
+ * in recording order (kforge bench --from-dir evaluates files, no LLM). *per_call says which. */
+static struct kf_progress_point *progress_points(const struct rr *x, size_t *n, int64_t *n_steps,
+						 bool *per_call)
+{
+	struct kf_progress_point *p = calloc(x->n ? x->n : 1, sizeof(*p));
+	*n = 0;
+	/* per call when the candidates say which call made them */
+	*per_call = false;
+	for (size_t i = 0; i < x->n && !*per_call; i++)
+		*per_call = call_number(x, &x->c[i]) > 0;
+	*n_steps = *per_call ? (int64_t)x->n_calls : (int64_t)x->n;
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rr_cand *c = &x->c[i];
+		if (!strcmp(c->edit_kind, "reference"))
+			continue;
+		p[*n].step = *per_call ? call_number(x, c) : (int64_t)i + 1;
+		p[*n].passed = c->evaluated && !strcmp(c->verdict, "pass");
+		p[*n].speedup = c->speedup;
+		(*n)++;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (p[i].step > *n_steps)
+			*n_steps = p[i].step;
+	return p;
+}
+
+static const char *const speedup_status_names[5] = {"not significant", "significantly faster",
+						    "significantly slower", NULL, NULL};
+
+/* Best verified speedup after each LLM call (or candidate), on a log axis with integer call numbers. */
+static enum kf_status chart_progress(const struct rr *x, const struct rr_facts *f, struct kf_buf *b)
+{
+	size_t n = 0, m;
+	int64_t steps = 0;
+	bool per_call;
+	struct kf_progress_point *p = progress_points(x, &n, &steps, &per_call);
+	double *px = calloc(steps > 0 ? (size_t)steps : 1, sizeof(double)),
+	       *py = calloc(steps > 0 ? (size_t)steps : 1, sizeof(double));
 	enum kf_status st = KF_OK;
-	if (!px || !py) {
+	if (!p || !px || !py) {
+		free(p);
 		free(px);
 		free(py);
 		return KF_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < x->n; i++) {
-		if (x->c[i].evaluated && !strcmp(x->c[i].verdict, "pass") && x->c[i].speedup > best)
-			best = x->c[i].speedup;
-		if (best > 0) {
-			px[m] = (double)(i + 1);
-			py[m] = best;
-			m++;
-		}
-	}
+	m = kf_report_progress(p, n, steps, px, py);
 	if (m) {
-		struct kf_series s = {"best so far", m, px, py};
-		struct kf_chart_opts o = {.title = "Search progress: best verified speedup so far",
-					  .xlabel = "candidate",
-					  .ylabel = "speedup (x)",
-					  .ref_line = true,
-					  .ref_y = 1.0,
-					  .step = true};
+		struct kf_series s = {"best verified so far", m, px, py};
+		struct kf_chart_opts o = {
+		    .title = f->cpu_clock ? "Search progress: best verified speedup so far (CPU times)"
+					  : "Search progress: best verified speedup so far",
+		    .xlabel = per_call ? "LLM call" : "candidate, in recording order",
+		    .ylabel = "speedup over the reference (log)",
+		    .log_y = true,
+		    .ref_line = true,
+		    .ref_y = 1.0,
+		    .step = true,
+		    .x_integer = true,
+		    .ref_label = "reference (1x)",
+		    .value_suffix = "x",
+		    .x_range = true,
+		    .x_min = 1,
+		    .x_max = (double)steps};
 		st = kf_svg_line_chart(b, &s, 1, &o);
 	} else {
 		st = kf_buf_adds(b, "<p class=\"note\">No verified candidate: nothing to chart.</p>\n");
 	}
+	free(p);
 	free(px);
 	free(py);
 	return st;
+}
+
+/* The colour of a candidate: the reference neutral, a pass green, a failure red, not evaluated grey. */
+static int cand_status(const struct rr_cand *c)
+{
+	if (!c->evaluated)
+		return !strcmp(c->edit_kind, "reference") ? KF_BAR_NEUTRAL : KF_BAR_MISSING;
+	return !strcmp(c->verdict, "pass") ? KF_BAR_GOOD : KF_BAR_BAD;
+}
+
+static const char *cand_class(const struct rr_cand *c)
+{
+	static const char *const cls[5] = {"", "pass", "fail", "note", "ref"};
+	return cls[cand_status(c)];
+}
+
+/* The search tree: every candidate under its parent (the reference at the root). */
+static enum kf_status tree_view(const struct rr *x, struct kf_buf *b)
+{
+	struct kf_tree_node *nodes = calloc(x->n ? x->n : 1, sizeof(*nodes));
+	char(*labels)[48] = calloc(x->n ? x->n : 1, sizeof(*labels));
+	char(*titles)[200] = calloc(x->n ? x->n : 1, sizeof(*titles));
+	bool mcts = !strcmp(x->strategy, "mcts");
+	enum kf_status st;
+	if (!nodes || !labels || !titles) {
+		free(nodes);
+		free(labels);
+		free(titles);
+		return KF_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rr_cand *c = &x->c[i];
+		if (!strcmp(c->edit_kind, "reference"))
+			snprintf(labels[i], sizeof(labels[i]), "reference");
+		else if (c->evaluated && !strcmp(c->verdict, "pass"))
+			snprintf(labels[i], sizeof(labels[i]), "%.3gx", c->speedup);
+		else
+			snprintf(labels[i], sizeof(labels[i]), "%.40s",
+				 c->evaluated ? c->verdict : "not evaluated");
+		if (mcts && c->node)
+			snprintf(titles[i], sizeof(titles[i]), "candidate %lld (MCTS node %lld): %s, %s",
+				 (long long)c->id, (long long)c->node, c->edit_kind, labels[i]);
+		else
+			snprintf(titles[i], sizeof(titles[i]), "candidate %lld: %s, %s", (long long)c->id,
+				 c->edit_kind, labels[i]);
+		nodes[i] = (struct kf_tree_node){c->id,     c->parent_id,   labels[i],
+						 titles[i], cand_status(c), c->id == x->best_id};
+	}
+	st = kf_svg_tree(b, nodes, x->n,
+			 mcts ? "MCTS tree: each kernel under the one it refined (numbers are candidate ids)"
+			      : "Search tree: each kernel under its parent (numbers are candidate ids)",
+			 400);
+	free(nodes);
+	free(labels);
+	free(titles);
+	return st;
+}
+
+/* Every candidate, collapsed: its rationale, verdict, source and the diff against its parent. */
+static enum kf_status candidate_details(const struct rr *x, struct kf_buf *b)
+{
+	enum kf_status st = KF_OK;
+	char s1[32];
+	for (size_t i = 0; i < x->n && !st; i++) {
+		const struct rr_cand *c = &x->c[i];
+		const struct rr_cand *par = c->parent_id ? cand_find((struct rr *)x, c->parent_id) : NULL;
+		int64_t call = call_number(x, c);
+		fmt_speedup(s1, sizeof(s1), c->speedup);
+		/* the winner opens with the page */
+		st = kf_buf_addf(b, "<details id=\"cand-%lld\" class=\"cand\"%s><summary>candidate %lld",
+				 (long long)c->id, c->id == x->best_id ? " open" : "", (long long)c->id);
+		if (!st && c->parent_id)
+			st = kf_buf_addf(b, " &larr; %lld", (long long)c->parent_id);
+		if (!st)
+			st = kf_buf_adds(b, " <span class=\"kind\">");
+		if (!st)
+			st = kf_html_escape(b, c->edit_kind);
+		if (!st)
+			st = kf_buf_addf(b, "</span> <span class=\"%s\">", cand_class(c));
+		if (!st)
+			st = kf_html_escape(b, verdict_text(c));
+		if (!st)
+			st = kf_buf_addf(b, "</span> %s", c->speedup > 0 ? s1 : "");
+		if (!st && c->change[0]) {
+			char ex[200];
+			excerpt(ex, sizeof(ex), c->change);
+			st = kf_buf_adds(b, " &mdash; ");
+			if (!st)
+				st = kf_html_escape(b, ex);
+		}
+		if (!st)
+			st = kf_buf_adds(b, "</summary>\n<div class=\"body\">");
+		if (!st && call && c->node && !strcmp(x->strategy, "mcts"))
+			st = kf_buf_addf(b, "<p>from LLM call %lld, MCTS node %lld</p>\n", (long long)call,
+					 (long long)c->node);
+		else if (!st && call)
+			st = kf_buf_addf(b, "<p>from LLM call %lld</p>\n", (long long)call);
+		if (!st && c->change[0]) {
+			st = kf_buf_adds(b, "<p><strong>change:</strong> ");
+			if (!st)
+				st = kf_html_escape(b, c->change);
+			if (!st)
+				st = kf_buf_adds(b, "</p>\n");
+		}
+		if (!st && c->reason && c->reason[0]) {
+			st = kf_buf_adds(b, "<p><strong>verdict:</strong> ");
+			if (!st)
+				st = kf_html_escape(b, c->reason);
+			if (!st)
+				st = kf_buf_adds(b, "</p>\n");
+		}
+		if (!st && par && strcmp(par->source, c->source)) {
+			st = kf_buf_addf(
+			    b,
+			    "<details class=\"diff\" open><summary>diff against candidate %lld</summary><pre "
+			    "class=\"diff\">",
+			    (long long)par->id);
+			if (!st)
+				st = kf_text_diff(b, par->source, c->source, 3, true);
+			if (!st)
+				st = kf_buf_adds(b, "</pre></details>\n");
+		} else if (!st && par) {
+			st = kf_buf_addf(b, "<p class=\"note\">the same source as candidate %lld</p>\n",
+					 (long long)par->id);
+		}
+		if (!st)
+			st = kf_buf_adds(b, "<details class=\"src\"><summary>source</summary><pre><code>");
+		if (!st)
+			st = kf_html_escape(b, c->source);
+		if (!st)
+			st = kf_buf_adds(b, "</code></pre></details></div></details>\n");
+	}
+	return st;
+}
+
+/* Each failed call and unusable reply, by call number, with its reason. */
+static enum kf_status call_problems(const struct rr *x, struct kf_buf *b)
+{
+	enum kf_status st = KF_OK;
+	size_t n = 0;
+	for (size_t i = 0; i < x->n_calls; i++)
+		n += x->calls[i].outcome[0] != '\0';
+	if (!n)
+		return KF_OK;
+	st = kf_buf_addf(
+	    b,
+	    "<details><summary>every failed call and unusable reply (%zu)</summary>\n<table><tr><th>call</th>"
+	    "<th>what</th><th>kind</th><th>reason</th></tr>\n",
+	    n);
+	for (size_t i = 0; i < x->n_calls && !st; i++) {
+		const struct rr_call *c = &x->calls[i];
+		if (!c->outcome[0])
+			continue;
+		st = kf_buf_addf(b, "<tr><td class=\"num\">%d</td><td class=\"fail\">", c->seq + 1);
+		if (!st)
+			st = kf_html_escape(b, c->outcome);
+		if (!st)
+			st = kf_buf_adds(b, "</td><td>");
+		if (!st)
+			st = kf_html_escape(b, c->kind);
+		if (!st)
+			st = kf_buf_adds(b, "</td><td>");
+		if (!st)
+			st = kf_html_escape(b, c->reason);
+		if (!st)
+			st = kf_buf_adds(b, "</td></tr>\n");
+	}
+	return st ? st : kf_buf_adds(b, "</table></details>\n");
 }
 
 static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, struct kf_buf *b)
@@ -699,25 +952,35 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		st = h_row(b, "candidates", tmp);
 	ADD("</table>\n<h2>Search progress</h2>\n");
 	if (!st)
-		st = chart_progress(x, b);
+		st = chart_progress(x, f, b);
 
 	if (x->best_id) {
 		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
 		ADD("<h2>Best verified kernel (candidate %lld)</h2>\n", (long long)x->best_id);
 		if (x->n_t) {
 			struct kf_bar bars[64];
+			char labels[64][96];
 			size_t n = x->n_t < KF_ARRAY_SIZE(bars) ? x->n_t : KF_ARRAY_SIZE(bars);
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
+				kf_report_shape_label(x->t[i].shape, labels[i], sizeof(labels[i]));
 				bars[i] = (struct kf_bar){
-				    x->t[i].shape, x->t[i].speedup,
-				    true,          x->t[i].lo,
-				    x->t[i].hi,    x->t[i].lo > 1 ? 1 : x->t[i].hi < 1 ? 2 : 0};
-			struct kf_chart_opts o = {.title = f->cpu_clock
-							       ? "Speedup per timing shape (CPU times)"
-							       : "Speedup per timing shape",
-						  .ylabel = "speedup (x)",
-						  .ref_line = true,
-						  .ref_y = 1.0};
+				    labels[i],
+				    x->t[i].speedup,
+				    true,
+				    x->t[i].lo,
+				    x->t[i].hi,
+				    x->t[i].lo > 1 ? KF_BAR_GOOD : x->t[i].hi < 1 ? KF_BAR_BAD : KF_BAR_NORMAL};
+			}
+			struct kf_chart_opts o = {
+			    .title = f->cpu_clock ? "Speedup per timing shape, 95% interval (CPU times)"
+						  : "Speedup per timing shape, 95% interval",
+			    .ylabel = "speedup over the reference (log)",
+			    .log_y = true,
+			    .ref_line = true,
+			    .ref_y = 1.0,
+			    .ref_label = "reference (1x)",
+			    .status_names = speedup_status_names,
+			    .value_suffix = "x"};
 			if (!st)
 				st = kf_svg_bar_chart(b, bars, n, &o);
 			ADD("<table><tr><th>timing shape</th><th>candidate ms</th><th>reference "
@@ -725,8 +988,10 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 			    "<th>95%% interval</th><th>samples</th><th>clock</th></tr>\n");
 			for (size_t i = 0; i < x->n_t; i++) {
 				const struct rr_timing *t = &x->t[i];
+				char shape[256];
+				kf_report_shape_label(t->shape, shape, sizeof(shape));
 				ADD("<tr><td>");
-				ESC(t->shape);
+				ESC(shape);
 				ADD("</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td "
 				    "class=\"num\">%.3fx</td>"
 				    "<td>%.3f-%.3f</td><td class=\"num\">%d</td><td>",
@@ -748,8 +1013,9 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		    "<th>speedup</th><th>change</th></tr>\n");
 		for (size_t i = 0; i < n; i++) {
 			fmt_speedup(s1, sizeof(s1), chain[i]->speedup);
-			ADD("<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>",
-			    (long long)chain[i]->id, (long long)chain[i]->parent_id);
+			ADD("<tr><td class=\"num\"><a href=\"#cand-%lld\">%lld</a></td><td "
+			    "class=\"num\">%lld</td><td>",
+			    (long long)chain[i]->id, (long long)chain[i]->id, (long long)chain[i]->parent_id);
 			ESC(chain[i]->edit_kind);
 			ADD("</td><td class=\"num\">%s</td><td>", s1);
 			excerpt(tmp, 300, chain[i]->change);
@@ -761,15 +1027,24 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 
 	ADD("<h2>Verdicts</h2>\n");
 	if (f->n_verdicts) {
+		static const char *const names[5] = {NULL, "verified (pass)", "rejected", "not evaluated",
+						     NULL};
 		struct kf_bar bars[32];
 		for (size_t i = 0; i < f->n_verdicts; i++)
-			bars[i] = (struct kf_bar){f->verdict_name[i],
-						  (double)f->verdict_n[i],
-						  false,
-						  0,
-						  0,
-						  !strcmp(f->verdict_name[i], "pass") ? 1 : 2};
-		struct kf_chart_opts o = {.title = "Candidates by verdict", .ylabel = "candidates"};
+			bars[i] =
+			    (struct kf_bar){f->verdict_name[i],
+					    (double)f->verdict_n[i],
+					    false,
+					    0,
+					    0,
+					    !strcmp(f->verdict_name[i], "pass")            ? KF_BAR_GOOD
+					    : !strcmp(f->verdict_name[i], "not evaluated") ? KF_BAR_NEUTRAL
+											   : KF_BAR_BAD};
+		struct kf_chart_opts o = {.title = "Candidates by verdict (the reference not counted)",
+					  .ylabel = "candidates",
+					  .y_integer = true,
+					  .status_names = names,
+					  .value_suffix = ""};
 		if (!st)
 			st = kf_svg_bar_chart(b, bars, f->n_verdicts, &o);
 	} else {
@@ -791,16 +1066,20 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		}
 		ADD("</table>\n");
 	}
+	if (!st)
+		st = call_problems(x, b);
 	ADD("<h2>Attempts</h2>\n<table><tr><th>candidate</th><th>parent</th><th>edit</th><th>verdict</th>"
 	    "<th>speedup</th><th>reason</th></tr>\n");
 	for (size_t i = 0; i < x->n; i++) {
 		const struct rr_cand *c = &x->c[i];
 		bool pass = c->evaluated && !strcmp(c->verdict, "pass");
 		fmt_speedup(s1, sizeof(s1), c->speedup);
-		ADD("<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>", (long long)c->id,
-		    (long long)c->parent_id);
+		(void)pass;
+		ADD("<tr><td class=\"num\"><a href=\"#cand-%lld\">%lld</a></td><td "
+		    "class=\"num\">%lld</td><td>",
+		    (long long)c->id, (long long)c->id, (long long)c->parent_id);
 		ESC(c->edit_kind);
-		ADD("</td><td class=\"%s\">", pass ? "pass" : "fail");
+		ADD("</td><td class=\"%s\">", cand_class(c));
 		ESC(verdict_text(c));
 		ADD("</td><td class=\"num\">%s</td><td>", s1);
 		excerpt(tmp, 200, c->reason);
@@ -808,6 +1087,16 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		ADD("</td></tr>\n");
 	}
 	ADD("</table>\n");
+	if (x->n) {
+		ADD("<h2>%s</h2>\n", !strcmp(x->strategy, "mcts") ? "MCTS tree" : "Search tree");
+		if (!st)
+			st = tree_view(x, b);
+		ADD("<h2>Candidates</h2>\n<p class=\"note\">Each candidate with the model's rationale, its "
+		    "verdict, "
+		    "the diff against its parent and its source (click to open).</p>\n");
+		if (!st)
+			st = candidate_details(x, b);
+	}
 #undef ADD
 #undef ESC
 	if (!st)

@@ -350,7 +350,7 @@ static void test_run_report(void)
 	snprintf(want, sizeof(want), "Best verified kernel: candidate %lld at 2.000x", (long long)f.cand[2]);
 	CHECK_CONTAINS(b.data, want);
 	CHECK_CONTAINS(b.data, "CPU times");
-	CHECK_CONTAINS(b.data, "| {\"N\":1048576} | 0.5 | 1 | 2.000x | 1.500-2.500 | 30 | cpu |");
+	CHECK_CONTAINS(b.data, "| N=1048576 | 0.5 | 1 | 2.000x | 1.500-2.500 | 30 | cpu |");
 	CHECK_CONTAINS(b.data, "```cuda\n// best <kernel>\nk2\n```");
 	CHECK_CONTAINS(b.data, "| strategy | evo |");
 	CHECK_CONTAINS(b.data, "| provider / model | replay / m1 |");
@@ -439,5 +439,54 @@ static void test_run_report(void)
 	kf_kb_close(f.kb);
 }
 
+/* kforge report --compare: runs of one task side by side; runs of two tasks, one run, the same run twice
+ * and an unknown run are refused. */
+static void test_compare(void)
+{
+	struct fix f;
+	struct kf_buf b = KF_BUF_INIT(1 << 22);
+	struct kf_err err = KF_ERR_INIT;
+	int64_t other_task, other_run;
+	fix_open(&f, "compare");
+	int64_t ids[3] = {f.run_id, f.run3, f.run2};
+	CHECK_EQ_INT(kf_report_compare(f.kb, ids, 3, KF_REPORT_MD, &b, &err), KF_OK);
+	CHECK_CONTAINS(b.data, "# kforge compare: vadd");
+	CHECK_CONTAINS(b.data, "2.000x **best** | 1.500-2.500 |");
+	CHECK_CONTAINS(b.data, "| 0.800x | 0.700-0.900 |");
+	CHECK_CONTAINS(b.data, "none verified");
+	CHECK_CONTAINS(b.data, "CPU-clock ratios");
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_compare(f.kb, ids, 3, KF_REPORT_HTML, &b, &err), KF_OK);
+	CHECK_CONTAINS(b.data, "data-chart=\"line\"");
+	CHECK_CONTAINS(b.data, "data-chart=\"bars\"");
+	CHECK_CONTAINS(b.data, "data-series=\"1\""); /* one progress curve per run with a verified kernel */
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_compare(f.kb, ids, 2, KF_REPORT_JSON, &b, &err), KF_OK);
+	cJSON *j = cJSON_Parse(b.data);
+	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(j, "runs");
+	CHECK(cJSON_GetArraySize(runs) == 2);
+	const cJSON *best = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 0), "best");
+	CHECK(best && cJSON_GetObjectItemCaseSensitive(best, "speedup")->valuedouble == 2.0);
+	CHECK(cJSON_GetObjectItemCaseSensitive(j, "best_run")->valuedouble == (double)f.run_id);
+	cJSON_Delete(j);
+	/* refusals */
+	struct kf_kb_task t = {.name = "other", .hash = "11", .category = "x", .level = 1, .title = "o"};
+	struct kf_kb_run r = {.strategy = "mcts", .backend = "cpu"};
+	CHECK_EQ_INT(kf_kb_task_put(f.kb, &t, &other_task, &err), KF_OK);
+	r.task_id = other_task;
+	CHECK_EQ_INT(kf_kb_run_begin(f.kb, &r, &other_run, &err), KF_OK);
+	int64_t mixed[2] = {f.run_id, other_run}, twice[2] = {f.run_id, f.run_id},
+		missing[2] = {f.run_id, 999};
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_compare(f.kb, mixed, 2, KF_REPORT_MD, &b, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "compare runs of one task");
+	CHECK_EQ_INT(kf_report_compare(f.kb, twice, 2, KF_REPORT_MD, &b, &err), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_report_compare(f.kb, ids, 1, KF_REPORT_MD, &b, &err), KF_ERR_INVALID);
+	CHECK_EQ_INT(kf_report_compare(f.kb, missing, 2, KF_REPORT_MD, &b, &err), KF_ERR_NOTFOUND);
+	kf_buf_release(&b);
+	kf_kb_close(f.kb);
+}
+
 KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_fast_p), TEST(test_geomean), TEST(test_metrics_levels),
-		    TEST(test_p_parse), TEST(test_render), TEST(test_task_from_run), TEST(test_run_report))
+		    TEST(test_p_parse), TEST(test_render), TEST(test_task_from_run), TEST(test_run_report),
+		    TEST(test_compare))
