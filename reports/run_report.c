@@ -1191,6 +1191,30 @@ static cJSON *render_json(const struct rr *x, const struct rr_facts *f)
 		cJSON_AddStringToObject(e, "reason", x->problems[i].reason);
 		cJSON_AddItemToArray(a, e);
 	}
+	{
+		/* the progress chart's points: [step, best verified speedup after it] */
+		size_t np = 0, m = 0;
+		int64_t steps = 0;
+		bool per_call;
+		struct kf_progress_point *p = progress_points(x, &np, &steps, &per_call);
+		double *px = calloc(steps > 0 ? (size_t)steps : 1, sizeof(double)),
+		       *py = calloc(steps > 0 ? (size_t)steps : 1, sizeof(double));
+		if (p && px && py)
+			m = kf_report_progress(p, np, steps, px, py);
+		j = cJSON_AddObjectToObject(o, "progress");
+		cJSON_AddStringToObject(j, "step", per_call ? "llm_call" : "candidate");
+		cJSON_AddNumberToObject(j, "steps", (double)steps);
+		a = cJSON_AddArrayToObject(j, "best");
+		for (size_t i = 0; a && i < m; i++) {
+			cJSON *pt = cJSON_CreateArray();
+			cJSON_AddItemToArray(pt, cJSON_CreateNumber(px[i]));
+			cJSON_AddItemToArray(pt, cJSON_CreateNumber(py[i]));
+			cJSON_AddItemToArray(a, pt);
+		}
+		free(p);
+		free(px);
+		free(py);
+	}
 	j = cJSON_AddObjectToObject(o, "spend");
 	cJSON_AddNumberToObject(j, "calls", (double)x->run.n_calls);
 	cJSON_AddNumberToObject(j, "tokens_in", (double)x->run.tokens_in);

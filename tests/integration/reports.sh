@@ -55,6 +55,8 @@ ch = [c["change"] for c in d["lineage"] if c["edit_kind"] != "reference"]
 want("the lineage's change column holds the model's rationale: %s" % ch, ch and all(c.strip() for c in ch))
 want("failed calls and unusable replies with their reasons",
      d["calls"]["unusable"] >= 1 and "every failed call and unusable reply" in h1 and "edits_not_applied" in h1)
+want("the JSON has the progress per call", d["progress"]["step"] == "llm_call" and d["progress"]["best"]
+     and d["progress"]["best"][-1][1] == d["best"]["speedup"])
 want("the MCTS run has an MCTS tree", "<h2>MCTS tree</h2>" in h2 and "MCTS node" in h2)
 want("the evo run has a search tree", "<h2>Search tree</h2>" in h1)
 want("every chart scales with the page", all('width="100%"' in m.group(0) for m in re.finditer(r"<svg[^>]*>", h1)
