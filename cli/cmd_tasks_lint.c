@@ -1,4 +1,4 @@
-/* kforge tasks lint TASK...: finds degenerate tasks — outputs all near zero, outputs that ignore the
+/* kforge tasks lint PATH...: finds degenerate tasks — outputs all near zero, outputs that ignore the
  * seed, inputs that do not affect the output — because such tasks let a kernel that does nothing pass;
  * and warns where a constraint removes every tail case of a dim. Exit 0 when every task is clean (or has
  * warnings only), 1 when any has findings, 2 on a bad task file. */
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fs.h"
 #include "verifier/verifier.h"
 
 #include <cjson/cJSON.h>
@@ -21,7 +22,8 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 	cJSON *all = cJSON_CreateArray();
 
 	if (kf_cli_start("tasks",
-			 "kforge tasks lint [--backend B] [--json] TASK...\n"
+			 "kforge tasks lint [--backend B] [--json] PATH...\n"
+			 "  PATH: a task.json or a folder searched for them\n"
 			 "  runs each task's reference and flags degenerate tasks:\n"
 			 "  near_zero_output  every output value within atol of zero\n"
 			 "  seed_independent  outputs identical for two input seeds\n"
@@ -30,16 +32,25 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 			 "  constraint_no_tails (warning) a constraint leaves a dim one residue\n"
 			 "                    mod 32, so no tail case of it is checked\n",
 			 argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, KF_ARRAY_SIZE(pos), &n_pos,
-			 "lint needs at least one TASK", &rc))
+			 "lint needs at least one PATH", &rc))
 		return rc;
 	if ((rc = kf_cli_backend_select("tasks", backend, &b, NULL)))
 		return rc;
+	/* a PATH is a task.json or a folder of them, as for tasks validate */
+	struct kf_paths files = {0};
 	for (size_t i = 0; i < n_pos; i++) {
+		struct kf_err err = KF_ERR_INIT;
+		if (kf_task_files_find(pos[i], &files, &err)) {
+			kf_cli_error("%s", err.msg);
+			worst = 2;
+		}
+	}
+	for (size_t i = 0; i < files.n; i++) {
 		struct kf_task *t = NULL;
 		struct kf_err err = KF_ERR_INIT;
 		struct kf_lint_finding *f = NULL;
 		size_t nf = 0;
-		enum kf_status st = kf_task_load(pos[i], 0, NULL, &t, &err);
+		enum kf_status st = kf_task_load(files.v[i], 0, NULL, &t, &err);
 		if (!st)
 			st = kf_task_lint(t, b, &f, &nf, &err);
 		if (st) {
@@ -53,7 +64,7 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 				worst = 1;
 		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 		cJSON_AddStringToObject(j, "task", t->name);
-		cJSON_AddStringToObject(j, "path", pos[i]);
+		cJSON_AddStringToObject(j, "path", files.v[i]);
 		for (size_t k = 0; k < nf; k++) {
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "check", f[k].check);
@@ -61,8 +72,8 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 			cJSON_AddBoolToObject(e, "warning", f[k].warning);
 			cJSON_AddItemToArray(arr, e);
 			if (!json)
-				printf("%s: %s%s: %s\n", pos[i], f[k].warning ? "warning: " : "", f[k].check,
-				       f[k].detail);
+				printf("%s: %s%s: %s\n", files.v[i], f[k].warning ? "warning: " : "",
+				       f[k].check, f[k].detail);
 		}
 		if (!json && !nf)
 			printf("ok %s\n", t->name);
@@ -71,6 +82,7 @@ int kf_cmd_tasks_lint(int argc, char **argv)
 		free(f);
 		kf_task_free(t);
 	}
+	kf_paths_free(&files);
 	if (json) {
 		char *s = cJSON_Print(all);
 		puts(s ? s : "[]");

@@ -44,6 +44,47 @@ const struct kf_cmd *kf_cli_find(const char *name)
 	return NULL;
 }
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short words; names
+ * longer than 31 characters are never close. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b), d[33][33];
+	if (n > 31 || m > 31)
+		return 99;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[n][m];
+}
+
+/* The command a typo most likely meant (git's "did you mean"), or NULL when none is close. */
+static const char *closest_command(const char *s)
+{
+	const char *best = NULL;
+	size_t best_d = 3; /* at most two edits away, and less than half the word */
+	for (size_t i = 0; i < KF_ARRAY_SIZE(commands); i++) {
+		size_t d = distance(s, commands[i].name);
+		if (d < best_d && d * 2 < strlen(commands[i].name)) {
+			best_d = d;
+			best = commands[i].name;
+		}
+	}
+	return best;
+}
+
 static void print_overview(FILE *f)
 {
 	fprintf(f, "usage: kforge <command> [options]\n\n"
@@ -242,7 +283,10 @@ int main(int argc, char **argv)
 		return cmd_version(1, argv + 1);
 	c = kf_cli_find(argv[1]);
 	if (!c) {
+		const char *near = closest_command(argv[1]);
 		kf_cli_error("'%s' is not a kforge command", argv[1]);
+		if (near)
+			fprintf(stderr, "did you mean '%s'?\n", near);
 		return kf_cli_usage_error(NULL, NULL);
 	}
 	return c->fn(argc - 1, argv + 1);

@@ -2,8 +2,8 @@
 # The newcomer's path of tasks/examples/README.md, command for command, in a clean folder: verify the sample
 # candidates, `tasks new --from` a kernel of one's own, validate (the TODO fields named), fill them in,
 # validate and verify, optimize offline with the replay transcript, report, export --header (compiled by
-# nvcc) and --torch (byte-compiled); then every --template: validate --strict, verify and lint on the cpu
-# backend; and the errors of tasks new.
+# nvcc) and --torch (byte-compiled); then every --template: validate --strict, verify, and lint on the cpu
+# backend (tasks lint on a folder); a typo'd command's suggestion; and the errors of tasks new.
 source "$(dirname "$0")/lib.sh"
 E=$TOP/tasks/examples
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -65,8 +65,17 @@ for k in elementwise reduction rowwise gemm conv scan; do
 	expect_exit 0 "tasks new --template $k" -- "$KFORGE" tasks new "t_$k" --template "$k" --dir "tpl/$k"
 	expect_exit 0 "$k: validate --strict" -- "$KFORGE" tasks validate --strict "tpl/$k/task.json"
 	expect_exit 0 "$k: the reference verifies" -- "$KFORGE" verify "tpl/$k/task.json" "tpl/$k/reference.cu" --backend cpu
-	expect_exit 0 "$k: lint clean" -- "$KFORGE" tasks lint --backend cpu "tpl/$k/task.json"
 done
+# tasks lint takes folders, as the docs say (tasks lint tasks/l1)
+expect_exit 0 "tasks lint on the folder of templates" -- "$KFORGE" tasks lint --backend cpu tpl
+[ "$(grep -c '^ok t_' <<<"$OUT_TXT")" -eq 6 ] && ok "every template lints clean" || bad "lint: $OUT_TXT $ERR_TXT"
+expect_exit 2 "tasks lint on a missing folder" -- "$KFORGE" tasks lint --backend cpu "$TMP/nope"
+
+# a typo'd command gets a suggestion
+expect_exit 2 "a typo'd command" -- "$KFORGE" expot run:1
+grep -q "did you mean 'export'?" <<<"$ERR_TXT" && ok "did you mean 'export'?" || bad "typo: $ERR_TXT"
+expect_exit 2 "a word far from every command" -- "$KFORGE" xyzzy
+! grep -q "did you mean" <<<"$ERR_TXT" && ok "no suggestion for a word far from every command" || bad "typo: $ERR_TXT"
 
 # errors: nothing written, nothing overwritten
 expect_exit 2 "tasks new without --from or --template" -- "$KFORGE" tasks new x
