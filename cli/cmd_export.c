@@ -112,15 +112,13 @@ int cmd_export(int argc, char **argv)
 	int rc;
 
 	memset(&kern, 0, sizeof(kern));
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("export", help);
+	/* "-o FILE" is the one short option; the shared parser knows long ones, so spell it out first */
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "-o"))
 			argv[i] = "--output";
-	if ((rc = kf_cli_parse("export", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("export", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "expected one KERNEL (a file, run:N or cand:N)", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("export", "expected one KERNEL (a file, run:N or cand:N)");
 	if (header == torch)
 		return kf_cli_usage_error("export", "give exactly one of --header and --torch");
 	if (name && !kf_export_ident_ok(name))
@@ -168,8 +166,7 @@ int cmd_export(int argc, char **argv)
 		kf_cli_error("%s", err.msg);
 		goto done;
 	}
-	if (warnings.len)
-		fputs(warnings.data, stderr);
+	kf_cli_print_warnings(&warnings);
 	if (kern.task_hash[0] && strcmp(kern.task_hash, t->hash))
 		kf_cli_warn(
 		    "'%s' differs from the task file run %lld used (its hash was %.12s, it is now %.12s); "

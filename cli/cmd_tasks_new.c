@@ -72,12 +72,9 @@ int kf_cmd_tasks_new(int argc, char **argv)
 	enum kf_status st;
 	int rc;
 
-	if (kf_cli_wants_help(argc, argv))
-		return kf_cli_help("tasks", help);
-	if ((rc = kf_cli_parse("tasks", argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, &n_pos)))
+	if (kf_cli_start("tasks", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
+			 "new needs a task NAME", &rc))
 		return rc;
-	if (n_pos != 1)
-		return kf_cli_usage_error("tasks", "new needs a task NAME");
 	if (!kf_scaffold_name_ok(pos[0]))
 		return kf_cli_usage_error(
 		    "tasks", "'%s' is not a task name (lower-case letters, digits and '_')", pos[0]);

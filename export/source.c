@@ -1,7 +1,6 @@
 /* Where an exported kernel comes from: a kernel file, or the knowledge base ("run:N" is run N's best
  * verified candidate, "cand:N" one candidate, which must have passed verification). The run's recorded
  * task file and task hash come along so the command can find and check the task. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,15 +47,17 @@ enum kf_status kf_export_kernel_from_file(const char *path, struct kf_export_ker
 	return KF_OK;
 }
 
+/* A positive decimal id that fits int64 ("cand:010" is 10, not octal 8: no base prefixes). */
 static bool parse_id(const char *s, int64_t *out)
 {
-	char *end;
-	long long v;
-	if (!s || *s < '0' || *s > '9')
+	int64_t v = 0;
+	if (!s || !*s)
 		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v <= 0)
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9' || __builtin_mul_overflow(v, (int64_t)10, &v) ||
+		    __builtin_add_overflow(v, (int64_t)(*p - '0'), &v))
+			return false;
+	if (!v)
 		return false;
 	*out = v;
 	return true;

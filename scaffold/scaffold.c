@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "embed.h"
+#include "fs.h"
 #include "scaffold/scaffold.h"
 
 static const char *const kind_names[KF_SCAFFOLD_KIND_COUNT] = {[KF_SCAFFOLD_ELEMENTWISE] = "elementwise",
@@ -114,26 +115,6 @@ enum kf_status kf_scaffold_from_template(const char *name, enum kf_scaffold_kind
 
 /* ---- writing ---- */
 
-static enum kf_status mkdirs(const char *dir, struct kf_err *err)
-{
-	char p[4096];
-	size_t n = strlen(dir);
-	if (n == 0 || n >= sizeof(p))
-		return kf_err_set(err, KF_ERR_INVALID, "bad folder name '%.80s'", dir);
-	memcpy(p, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char c = p[i];
-		p[i] = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			return kf_err_set(err, KF_ERR_IO, "cannot create folder '%s': %s", p,
-					  strerror(errno));
-		p[i] = c;
-	}
-	return KF_OK;
-}
-
 static bool dir_empty(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -189,7 +170,7 @@ enum kf_status kf_scaffold_write(const struct kf_scaffold *s, const char *dir, s
 			return kf_err_set(err, KF_ERR_INVALID,
 					  "'%s' exists and is not empty: choose another --dir", dir);
 	} else {
-		if ((st = mkdirs(dir, err)))
+		if ((st = kf_mkdir_p(dir, 0777, err)))
 			return st;
 		created = true;
 	}
