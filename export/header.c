@@ -102,10 +102,14 @@ enum kf_status ex_check(const struct kf_task *t, const struct kf_kfile *k, struc
 				return st;
 		if (l->smem && (st = check_expr(t, k, l->line, "smem", l->smem, err)))
 			return st;
-		for (size_t a = 0; a < l->n_args; a++)
+		for (size_t a = 0; a < l->n_args; a++) {
 			if (l->args[a].kind == KF_ARG_UNBOUND)
 				return kf_err_set(err, KF_ERR_INTERNAL, "%s:%d: argument '%s' is not bound",
 						  k->path, l->line, l->args[a].name);
+			if ((l->args[a].kind == KF_ARG_EXPR || l->args[a].kind == KF_ARG_EXPR_LONG) &&
+			    (st = check_expr(t, k, l->line, "argument", l->args[a].name, err)))
+				return st;
+		}
 	}
 	/* The planner's own checks at the task's shapes: a plan that kforge cannot make is not exported. */
 	for (size_t i = 0; i < t->n_public; i++) {
@@ -200,6 +204,12 @@ static enum kf_status plan_comment(struct kf_buf *b, const struct kf_kfile *k, c
 	}
 	for (size_t i = 0; i < k->n_launches; i++) {
 		const struct kf_launch *l = &k->launches[i];
+		for (size_t z = 0; z < k->n_zeros; z++)
+			if (k->zeros[z].before == i) {
+				ex_comment_text(k->zeros[z].name, txt, sizeof(txt));
+				ADD("%s   %s set to byte 0x%02x first (kforge:zero)\n", lead, txt,
+				    k->zeros[z].byte);
+			}
 		ex_comment_text(l->kernel, txt, sizeof(txt));
 		ADD("%s%zu. %s grid=(", lead, i + 1, txt);
 		for (size_t g = 0; g < l->grid_rank; g++) {
@@ -290,6 +300,16 @@ static const char helpers[] =
     "/* A dim or expression passed as an int argument must fit one (kforge's planner refuses it too). */\n"
     "static inline int kforge_e_int(long long v, int *bad)\n"
     "{\n\tif (v < INT_MIN || v > INT_MAX) {\n\t\t*bad = 1;\n\t\treturn 0;\n\t}\n\treturn (int)v;\n}\n"
+    "/* Unsigned parameters take 0..UINT_MAX (4 bytes) or 0..2^63-1 (8 bytes), as the planner checks. */\n"
+    "static inline unsigned kforge_e_u32(long long v, int *bad)\n"
+    "{\n\tif (v < 0 || v > (long long)UINT_MAX) {\n\t\t*bad = 1;\n\t\treturn 0;\n\t}\n\treturn "
+    "(unsigned)v;\n}\n"
+    "static inline unsigned long long kforge_e_u64(long long v, int *bad)\n"
+    "{\n\tif (v < 0) {\n\t\t*bad = 1;\n\t\treturn 0;\n\t}\n\treturn (unsigned long long)v;\n}\n"
+    "/* The bytes of numel elements of elem bytes (a kforge:zero of a tensor). */\n"
+    "static inline size_t kforge_e_bytes(long long numel, size_t elem, int *bad)\n"
+    "{\n\tsize_t n;\n\tif (numel < 0 || __builtin_mul_overflow((size_t)numel, elem, &n)) {\n\t\t*bad = 1;\n"
+    "\t\treturn 0;\n\t}\n\treturn n;\n}\n"
     "/* Adds a scratch buffer of count elements of elem bytes to a workspace of total bytes, 256-aligned. "
     "*/\n"
     "static inline size_t kforge_e_ws(size_t total, long long count, size_t elem, int *bad)\n"
@@ -341,6 +361,58 @@ static enum kf_status ws_layout(struct kf_buf *b, const struct kf_task *t, const
 	return st;
 }
 
+/* The kforge:zero fills before launch li, as the harness does them: a memset on the stream of the whole
+ * buffer (a scratch buffer's count, or the tensor's elements at these dims). */
+static enum kf_status zero_fills(struct kf_buf *b, const struct kf_task *t, const struct kf_kfile *k,
+				 size_t li, struct kf_err *err)
+{
+	enum kf_status st = KF_OK;
+	char nm[EX_NAME_MAX];
+	for (size_t z = 0; z < k->n_zeros && !st; z++) {
+		const struct kf_zero *zr = &k->zeros[z];
+		if (zr->before != li)
+			continue;
+		ADD("\tif (kf_e == cudaSuccess) { /* kforge:zero %s byte=0x%02x, line %d */\n\t\tsize_t kf_n "
+		    "= ",
+		    zr->name, zr->byte, zr->line);
+		if (zr->is_scratch) {
+			const struct kf_scratch *sc = &k->scratch[zr->index];
+			ADD("kforge_e_bytes(");
+			if (!st)
+				st = ex_expr(b, EX_C, sc->count, t, err);
+			ADD(", %zu, &kf_bad);\n\t\tvoid *kf_p = kf_s%d;\n", kf_dtype_size(sc->dtype),
+			    zr->index);
+		} else {
+			const struct kf_tensor *x = &t->tensors[zr->index];
+			struct kf_buf e = KF_BUF_INIT(1 << 20);
+			/* numel: the product of the shape's expressions, checked */
+			for (size_t r = 0; r < x->rank && !st; r++) {
+				struct kf_buf d = KF_BUF_INIT(1 << 20), prod = KF_BUF_INIT(1 << 20);
+				st = ex_expr(&d, EX_C, x->shape[r], t, err);
+				if (!st && r)
+					st = kf_buf_addf(&prod, "kforge_e_mul(%s, %s, &kf_bad)", e.data,
+							 d.data);
+				else if (!st)
+					st = kf_buf_adds(&prod, d.data);
+				if (!st) {
+					kf_buf_reset(&e);
+					st = kf_buf_adds(&e, prod.data);
+				}
+				kf_buf_release(&d);
+				kf_buf_release(&prod);
+			}
+			ex_name(EX_C, x->name, nm);
+			ADD("kforge_e_bytes(%s, %zu, &kf_bad);\n\t\tvoid *kf_p = (void *)%s;\n",
+			    x->rank ? e.data : "1LL", kf_dtype_size(x->dtype), nm);
+			kf_buf_release(&e);
+		}
+		ADD("\t\tkf_e = kf_bad ? cudaErrorInvalidValue : cudaMemsetAsync(kf_p, 0x%02x, kf_n, "
+		    "stream);\n\t}\n",
+		    zr->byte);
+	}
+	return st;
+}
+
 static enum kf_status launch_block(struct kf_buf *b, const struct kf_task *t, const struct kf_kfile *k,
 				   size_t li, struct kf_err *err)
 {
@@ -380,13 +452,33 @@ static enum kf_status launch_block(struct kf_buf *b, const struct kf_task *t, co
 			ADD("\t\tvoid *kf_a%zu = (void *)kf_s%d;\n", a, x->index);
 			break;
 		case KF_ARG_DIM_INT:
-			ex_name(EX_C, t->dims[x->index], nm);
-			ADD("\t\tint kf_a%zu = kforge_e_int(%s, &kf_bad);\n", a, nm);
-			break;
 		case KF_ARG_DIM_LONG:
-			ex_name(EX_C, t->dims[x->index], nm);
-			ADD("\t\tlong long kf_a%zu = (long long)%s;\n", a, nm);
+		case KF_ARG_EXPR:
+		case KF_ARG_EXPR_LONG:
+		case KF_ARG_LITERAL: {
+			/* the value, then its parameter's width and sign, checked as the planner checks them
+			 */
+			struct kf_buf v = KF_BUF_INIT(1 << 20);
+			if (x->kind == KF_ARG_LITERAL) {
+				st = kf_buf_addf(&v, "%lldLL", (long long)x->literal);
+			} else if (x->kind == KF_ARG_DIM_INT || x->kind == KF_ARG_DIM_LONG) {
+				ex_name(EX_C, t->dims[x->index], nm);
+				st = kf_buf_adds(&v, nm);
+			} else {
+				st = ex_expr(&v, EX_C, x->name, t, err);
+			}
+			if (!st && x->width == 8 && x->is_unsigned)
+				ADD("\t\tunsigned long long kf_a%zu = kforge_e_u64(%s, &kf_bad);\n", a,
+				    v.data);
+			else if (!st && x->width == 8)
+				ADD("\t\tlong long kf_a%zu = (long long)(%s);\n", a, v.data);
+			else if (!st && x->is_unsigned)
+				ADD("\t\tunsigned kf_a%zu = kforge_e_u32(%s, &kf_bad);\n", a, v.data);
+			else if (!st)
+				ADD("\t\tint kf_a%zu = kforge_e_int(%s, &kf_bad);\n", a, v.data);
+			kf_buf_release(&v);
 			break;
+		}
 		case KF_ARG_PARAM: {
 			const struct kf_param *q = &t->params[x->index];
 			const char *ty = q->dtype == KF_DTYPE_F32   ? "float"
@@ -397,9 +489,6 @@ static enum kf_status launch_block(struct kf_buf *b, const struct kf_task *t, co
 			ADD("\t\t%s kf_a%zu = (%s)%s;\n", ty, a, ty, nm);
 			break;
 		}
-		case KF_ARG_LITERAL:
-			ADD("\t\tint kf_a%zu = kforge_e_int(%lldLL, &kf_bad);\n", a, (long long)x->literal);
-			break;
 		default:
 			st = kf_err_set(err, KF_ERR_INTERNAL, "%s:%d: argument '%s' of an unknown kind",
 					k->path, l->line, x->name);
@@ -479,8 +568,11 @@ enum kf_status ex_c_implementation(struct kf_buf *b, const struct kf_task *t, co
 	}
 	if (!st)
 		st = ws_layout(b, t, k, true, err);
-	for (size_t i = 0; i < k->n_launches && !st; i++)
-		st = launch_block(b, t, k, i, err);
+	for (size_t i = 0; i < k->n_launches && !st; i++) {
+		st = zero_fills(b, t, k, i, err);
+		if (!st)
+			st = launch_block(b, t, k, i, err);
+	}
 	ADD("\tif (kf_own) {\n\t\tcudaError_t kf_f = cudaFreeAsync(kf_own, stream);\n"
 	    "\t\tif (kf_e == cudaSuccess)\n\t\t\tkf_e = kf_f;\n\t}\n\treturn kf_e;\n}\n");
 	if (st && err && !err->code)

@@ -38,6 +38,24 @@ else
 			bad "nvcc $h: $(head -c 600 "$h.log")"
 		fi
 	done
+	# Kernels as people write them (tests/data/real): template instantiations, kforge:zero fills, integer
+	# expressions as arguments, unsigned and size_t parameters, two instantiations in one plan.
+	R=$TOP/tests/data/real
+	while read -r kern task verdict; do
+		case "$kern" in "#"* | "") continue ;; esac
+		[ "$verdict" = pass ] || continue
+		h="real-${kern%.cu}-$task.h"
+		if ! "$KFORGE" export "$R/kernels/$kern" --task "$R/$task/task.json" --header --name "r_$task" -o "$h" >/dev/null 2>"$h.err"; then
+			bad "export $kern for $task: $(head -c 400 "$h.err")"
+			continue
+		fi
+		printf '#define KFORGE_%s_IMPLEMENTATION\n#include "%s"\n' "$(echo "r_$task" | tr a-z A-Z)" "$h" >"${h%.h}.cu"
+		"$NVCC" -std=c++17 -arch=sm_90 -Werror all-warnings -c "${h%.h}.cu" -o /dev/null 2>"$h.log" &&
+			ok "nvcc compiles the export of $kern ($task)" || bad "nvcc $h: $(head -c 600 "$h.log")"
+	done <"$R/expected.txt"
+	grep -q "cudaMemsetAsync(kf_p, 0x00, kf_n, stream)" real-global_norm-global_norm_f32.h &&
+		grep -q "(const void \*)&global_norm_squared_kernel<float>" real-global_norm-global_norm_f32.h &&
+		ok "the zero fill and the template instantiation are in the launcher" || bad "global_norm: no memset or template launch"
 	# A host program in C that includes the headers without the implementation and links the objects.
 	cat >host.c <<'EOF'
 #include <stdio.h>

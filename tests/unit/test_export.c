@@ -185,7 +185,7 @@ static void test_header(void)
 	 * their dtype, literals */
 	CHECK_CONTAINS(b.data, "void *kf_a1 = (void *)kf_s0;");
 	CHECK_CONTAINS(b.data, "int kf_a2 = kforge_e_int(B, &kf_bad);");
-	CHECK_CONTAINS(b.data, "long long kf_a3 = (long long)N;");
+	CHECK_CONTAINS(b.data, "long long kf_a3 = (long long)(N);");
 	CHECK_CONTAINS(b.data, "float kf_a4 = (float)eps;");
 	CHECK_CONTAINS(b.data, "int kf_a5 = kforge_e_int(7LL, &kf_bad);");
 	CHECK_CONTAINS(b.data, "long long kf_a4 = (long long)k;");
@@ -282,6 +282,52 @@ static void test_torch(void)
 	kf_task_free(t);
 }
 
+/* The grammar's template instantiations, kforge:zero fills and integer expressions as arguments, each
+ * passed at its parameter's width and sign. */
+static void test_header_grammar(void)
+{
+	struct kf_task *t = load_task(TASK);
+	struct kf_buf b = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_kfile *k;
+	if (!t)
+		return;
+	k = bound(
+	    t,
+	    "// kforge:scratch acc f32 (B)\n"
+	    "// kforge:zero acc\n"
+	    "// kforge:launch part<256, float> grid=(cdiv(N, 256)) block=(256) args=(x, acc, N*2, "
+	    "long(N+B))\n"
+	    "// kforge:zero stream byte=0xff\n"
+	    "// kforge:launch fin grid=(1) block=(32) args=(acc, stream, lambda, 5, int)\n"
+	    "template <int BS, typename T> __global__ void part(const T *x, T *a, unsigned n, size_t m) {}\n"
+	    "extern \"C\" __global__ void fin(const float *a, void *y, long long *l, unsigned long long c, "
+	    "int i) {}\n");
+	CHECK(k != NULL);
+	if (k) {
+		CHECKF(!kf_export_header(t, k, NULL, &b, &err), "%s", err.msg);
+		CHECK_CONTAINS(b.data, "(const void *)&part<256,float>;");
+		CHECK_CONTAINS(b.data,
+			       "unsigned kf_a2 = kforge_e_u32(kforge_e_mul(N, 2LL, &kf_bad), &kf_bad);");
+		CHECK_CONTAINS(
+		    b.data, "unsigned long long kf_a3 = kforge_e_u64(kforge_e_add(N, B, &kf_bad), &kf_bad);");
+		CHECK_CONTAINS(b.data, "unsigned long long kf_a3 = kforge_e_u64(5LL, &kf_bad);");
+		/* in the launcher: the zero of the scratch before launch 1, of the output tensor before
+		 * launch 2 */
+		const char *fn = strstr(b.data, "extern \"C\" cudaError_t");
+		const char *z1 = fn ? strstr(fn, "kforge:zero acc byte=0x00") : NULL,
+			   *l1 = fn ? strstr(fn, "launch 1: part") : NULL;
+		const char *z2 = fn ? strstr(fn, "kforge:zero stream byte=0xff") : NULL,
+			   *l2 = fn ? strstr(fn, "launch 2: fin") : NULL;
+		CHECK(z1 && l1 && z2 && l2 && z1 < l1 && l1 < z2 && z2 < l2);
+		CHECK_CONTAINS(b.data, "cudaMemsetAsync(kf_p, 0xff, kf_n, stream)");
+		CHECK_CONTAINS(b.data, "size_t kf_n = kforge_e_bytes(B, 2, &kf_bad);"); /* stream: f16 [B] */
+	}
+	kf_buf_release(&b);
+	kf_kfile_free(k);
+	kf_task_free(t);
+}
+
 static void test_strings(void)
 {
 	struct kf_buf b = KF_BUF_INIT(1 << 16);
@@ -300,4 +346,4 @@ static void test_strings(void)
 }
 
 KF_TEST_MAIN(TEST(test_expr_c), TEST(test_expr_py_and_errors), TEST(test_names), TEST(test_header),
-	     TEST(test_header_checks), TEST(test_torch), TEST(test_strings))
+	     TEST(test_header_checks), TEST(test_header_grammar), TEST(test_torch), TEST(test_strings))
