@@ -611,13 +611,18 @@ void kf_parse_rationale(const char *reply, size_t len, char *out, size_t n)
 		}
 	}
 	if (have_first) {
-		/* the first sentence of the first line of prose */
+		/* the first sentence of the first line of prose; a colon that leads into the code is dropped,
+		 * one inside the sentence ("Memory-bound: fewer threads ...") is kept with what follows it */
 		const char *s = reply + first_a, *e = reply + first_b;
 		for (const char *p = s; p + 1 < e; p++)
-			if ((*p == '.' || *p == ':') && p[1] == ' ') {
+			if (*p == '.' && p[1] == ' ') {
 				e = p + 1;
 				break;
 			}
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		if (e > s && e[-1] == ':')
+			e--;
 		one_line(out, n, s, (size_t)(e - s));
 	}
 }

@@ -265,6 +265,11 @@ static void test_rationale(void)
 	    {"The kernel is memory-bound. Loading four floats at a time halves the "
 	     "instructions:\n```cuda\nx\n```",
 	     "The kernel is memory-bound."},
+	    {"Correct and memory-bound: fewer, busier threads cut the overhead. Sixteen per "
+	     "thread:\n```cuda\nx\n```",
+	     "Correct and memory-bound: fewer, busier threads cut the overhead."},
+	    {"Each thread does four elements with one float4 load per input:\n\n```cuda\nx\n```",
+	     "Each thread does four elements with one float4 load per input"},
 	    {"```cuda\n// only code\n```\n", ""},
 	    {"<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", ""},
 	    {"- Rationale - fuse the two passes\x01 into one\n", "fuse the two passes into one"},
