@@ -285,7 +285,8 @@ int cmd_compile(int argc, char **argv)
 		return rc;
 	}
 
-	st = kf_compile(k, &co, &c, &err);
+	/* NVRTC first on every backend: a cpu build of what the GPU compiler rejects is no use */
+	st = kf_compile_checked(k, &co, &c, &err);
 	if (json) {
 		rc = print_json(pos[0], backend, default_arch(&co), c, k, t, st, err.msg);
 	} else {

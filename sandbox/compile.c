@@ -188,6 +188,9 @@ static enum kf_status compile(const struct kf_kfile *k, const struct kf_compile_
 	case KF_BACKEND_CPU:
 		snprintf(arch, sizeof(arch), "host");
 		key_adds(&h, opts->sanitize ? "sanitize=1" : "sanitize=0");
+		key_adds(&h, opts->instrument ? "instrument=1" : "instrument=0");
+		/* __CUDA_ARCH__ of the host build follows the GPU arch the file is checked for */
+		key_adds(&h, opts->arch && *opts->arch ? opts->arch : "sm_90");
 		compiler = kf_cpu_compiler_id();
 		break;
 	default:
@@ -274,4 +277,140 @@ static enum kf_status compile(const struct kf_kfile *k, const struct kf_compile_
 	c->wall_ms = kf_now_ms() - t0;
 	*out = c;
 	return st;
+}
+
+/* ---- NVRTC first ------------------------------------------------------------------------------- */
+
+/* Copies the first host-compiler diagnostic of log into msg (the words after "error: ", a shim
+ * header's folder cut to its file name) and returns the user's line it belongs to: the error's own line
+ * when it is in the user's file, else the first "PATH:LINE:" of the user's file in the log (the
+ * instantiation or include that led there), else 0. */
+static int host_first_error(const char *log, const char *path, char *msg, size_t cap)
+{
+	size_t plen = strlen(path);
+	int line = 0;
+	msg[0] = '\0';
+	for (const char *l = log; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		const char *e = memmem(l, len, "error: ", 7);
+		if (line == 0 && len > plen + 1 && !strncmp(l, path, plen) && l[plen] == ':' &&
+		    l[plen + 1] >= '0' && l[plen + 1] <= '9')
+			line = atoi(l + plen + 1);
+		if (e && !msg[0]) {
+			size_t n = len - (size_t)(e + 7 - l), o = 0;
+			const char *t = e + 7;
+			for (size_t i = 0; i < n && o + 1 < cap; i++) {
+				/* ".../cpu-shim-HASH/cooperative_groups.h" -> "cooperative_groups.h" */
+				if (!strncmp(t + i, "cpu-shim-", 9)) {
+					while (o > 0 && msg[o - 1] != ' ' && msg[o - 1] != '\'' &&
+					       msg[o - 1] != '"')
+						o--;
+					while (i < n && t[i] != '/')
+						i++;
+					continue;
+				}
+				/* g++'s typographic quotes (U+2018/U+2019) as plain ones */
+				if (i + 2 < n && (unsigned char)t[i] == 0xe2 &&
+				    (unsigned char)t[i + 1] == 0x80 &&
+				    ((unsigned char)t[i + 2] == 0x98 || (unsigned char)t[i + 2] == 0x99)) {
+					msg[o++] = '\'';
+					i += 2;
+					continue;
+				}
+				msg[o++] =
+				    (unsigned char)t[i] >= 0x20 && (unsigned char)t[i] < 0x7f ? t[i] : '?';
+			}
+			msg[o] = '\0';
+			if (!strncmp(l, path, plen) && l[plen] == ':')
+				return atoi(l + plen + 1);
+		}
+		if (msg[0] && line)
+			return line;
+		l = nl ? nl + 1 : NULL;
+	}
+	return line;
+}
+
+enum kf_status kf_compile_checked(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+				  struct kf_compiled **out, struct kf_err *err)
+{
+	static const struct kf_compile_opts defaults = {.backend = KF_BACKEND_CUDA};
+	struct kf_compile_opts nv;
+	struct kf_compiled *g = NULL, *c = NULL;
+	enum kf_status st;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (!k || !k->source)
+		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to compile");
+	st = kf_scan_host_headers(k, err);
+	if (st == KF_ERR_COMPILE) {
+		c = kf_compiled_new(opts->backend);
+		if (!c)
+			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		free(c->log);
+		c->log = kf_strdup(err ? err->msg : "a kernel file cannot call host libraries");
+		if (!c->log) {
+			kf_compiled_free(c);
+			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		}
+		*out = c;
+		return st;
+	}
+	if (st)
+		return st;
+	nv = *opts;
+	nv.backend = KF_BACKEND_CUDA;
+	nv.sanitize = false;
+	nv.instrument = false;
+	st = kf_compile(k, &nv, &g, err);
+	if (opts->backend == KF_BACKEND_CUDA || st != KF_OK) {
+		/* the cuda backend runs what NVRTC made; an NVRTC rejection is the verdict on every backend
+		 */
+		*out = g;
+		return st;
+	}
+	st = kf_compile(k, opts, &c, err);
+	if (st == KF_ERR_COMPILE) {
+		/* NVRTC compiles it, the host compiler with the shim does not: a construct the cpu backend
+		 * lacks, not an error in the kernel */
+		char what[300];
+		const char *path = k->path ? k->path : "kernel";
+		int line = host_first_error(c && c->log ? c->log : "", path, what, sizeof(what));
+		if (line > 0)
+			st =
+			    kf_err_set(err, KF_ERR_UNSUPPORTED,
+				       "%s:%d: uses a construct the cpu backend cannot build (NVRTC compiles "
+				       "the file for %s): %s",
+				       path, line, g->arch, what[0] ? what : "the host compiler rejects it");
+		else
+			st = kf_err_set(
+			    err, KF_ERR_UNSUPPORTED,
+			    "%s: uses a construct the cpu backend cannot build (NVRTC compiles the "
+			    "file for %s): %s",
+			    path, g->arch, what[0] ? what : "the host compiler rejects it");
+		kf_compiled_free(c);
+		kf_compiled_free(g);
+		return st;
+	}
+	if (st != KF_OK) {
+		kf_compiled_free(c);
+		kf_compiled_free(g);
+		return st;
+	}
+	snprintf(c->gpu_arch, sizeof(c->gpu_arch), "%s", g->arch);
+	c->gpu_cached = g->cached;
+	c->gpu_ms = g->wall_ms;
+	if (!c->n_kernels && g->n_kernels) {
+		free(c->kernels);
+		c->kernels = g->kernels;
+		c->n_kernels = g->n_kernels;
+		g->kernels = NULL;
+		g->n_kernels = 0;
+	}
+	kf_compiled_free(g);
+	*out = c;
+	return KF_OK;
 }

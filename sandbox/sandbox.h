@@ -126,6 +126,7 @@ struct kf_compile_opts {
 	int timeout_ms;   /* default 60000 */
 	bool no_cache;
 	bool sanitize;         /* cpu: build with AddressSanitizer, report out-of-bounds with source line */
+	bool instrument;       /* cpu: the sanitizer build (clang, every load and store instrumented) */
 	const char *cache_dir; /* default $KFORGE_CACHE, then ~/.cache/kforge */
 };
 
@@ -161,6 +162,12 @@ struct kf_compiled {
 	size_t n_names;
 	struct kf_kernel_name *names; /* one per template name expression the file's launches use */
 	char compiler[64];            /* "nvrtc 13.0", "g++ 12.2.0" */
+	/* Set by kf_compile_checked on a cpu build: the arch NVRTC compiled the same file for first
+	 * ("sm_90"), its wall time (cached or not) and whether it came from the cache; kernels then holds
+	 * NVRTC's ptxas resources. Empty otherwise. */
+	char gpu_arch[16];
+	double gpu_ms;
+	bool gpu_cached;
 };
 
 /* Static scan (PCRE2) for constructs a backend cannot run (cpu: inline PTX, wmma/mma, TMA, CUTLASS/CuTe,
@@ -215,6 +222,23 @@ bool kf_cache_blob_load(const char *dir, const char *name, struct kf_buf *out);
 enum kf_status kf_cache_blob_store(const char *dir, const char *name, const void *data, size_t n);
 /* The cache folder (cache_dir, else $KFORGE_CACHE, else ~/.cache/kforge), created 0700. */
 enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct kf_err *err);
+/* NVRTC first, always (spec/verification.md, check 0): compiles k with NVRTC for opts->arch (NULL:
+ * sm_90; sm_90a when the source needs it) and, on the cpu backend, then for the cpu, so that a file the GPU
+ * compiler rejects never runs anywhere and a cpu pass implies a GPU compile. Both compiles are cached.
+ * Returns as kf_compile, with these refinements:
+ *  - a kernel file including a host library's header (cuBLAS, cuDNN, the driver API ...) is
+ *    KF_ERR_COMPILE at once, *out holding a log that says kernel files cannot call host libraries;
+ *  - NVRTC's rejection is KF_ERR_COMPILE with *out the NVRTC result (its log) on every backend;
+ *  - on the cpu backend, a host-compiler rejection of what NVRTC accepted is the backend's limitation:
+ *    KF_ERR_UNSUPPORTED "PATH:LINE: ..." naming the first error (never shim internals), *out NULL.
+ * On a cpu KF_OK, (*out)->gpu_arch and ->kernels describe the NVRTC compile. */
+enum kf_status kf_compile_checked(const struct kf_kfile *k, const struct kf_compile_opts *opts,
+				  struct kf_compiled **out, struct kf_err *err);
+
+/* Scans k for #include of a host library's header (cublas_v2.h, cudnn.h, cufft.h, curand.h, nccl.h,
+ * cuda.h ...): KF_ERR_COMPILE with "PATH:LINE: <h> is the host API of X: a kernel file is device code
+ * and cannot call host libraries", else KF_OK. */
+enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err);
 
 /* ---- worker sessions ---------------------------------------------------------------------- */
 

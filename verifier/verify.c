@@ -1087,21 +1087,20 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 			return st;
 		}
 	}
-	/* static scan: constructs this backend cannot run */
-	if (!c->cand_lib && kf_scan_unsupported(c->cand_kf, c->o->backend, &e2) == KF_ERR_UNSUPPORTED) {
-		result_reason(res, KF_VERDICT_UNSUPPORTED, "%s", e2.msg);
-		return KF_OK;
-	}
+	/* The static scan for constructs this backend cannot run is part of a kernel file's compile, after
+	 * NVRTC's: a file NVRTC rejects is compile_error on every backend, never unsupported. */
 	co.backend = c->o->backend;
 	co.arch = c->o->arch;
 	if (c->wopts.deadline_ms > 0) {
 		double left = c->wopts.deadline_ms - kf_now_ms();
 		co.timeout_ms = left < 1000 ? 1000 : left < 60000 ? (int)left : 0;
 	}
-	st = kf_compile(c->ref_kf, &co, &c->ref_c, &e2);
+	/* NVRTC first on every backend (check 0): what the GPU compiler rejects never runs anywhere */
+	st = kf_compile_checked(c->ref_kf, &co, &c->ref_c, &e2);
 	if (st == KF_ERR_COMPILE) {
 		char *l = first_lines(c->ref_c ? c->ref_c->log : "", 3);
-		st = kf_err_set(err, KF_ERR_INVALID, "reference '%s' does not compile: %s", t->reference, l);
+		st = kf_err_set(err, KF_ERR_INVALID, "reference '%s' does not compile: %s", t->reference,
+				l && *l ? l : e2.msg);
 		free(l);
 		return st;
 	} else if (st) {
@@ -1112,7 +1111,7 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	}
 	snprintf(c->ref_hash, sizeof(c->ref_hash), "%s", c->ref_c->key);
 
-	st = c->cand_lib ? KF_OK : kf_compile(c->cand_kf, &co, &c->cand_c, &e2);
+	st = c->cand_lib ? KF_OK : kf_compile_checked(c->cand_kf, &co, &c->cand_c, &e2);
 	res->compiled = c->cand_c;
 	if (c->cand_c) {
 		free(res->compile_log);
@@ -1122,11 +1121,19 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 	case KF_OK:
 		break;
 	case KF_ERR_COMPILE: {
-		char *l = first_lines(c->cand_c ? c->cand_c->log : e2.msg, 3);
-		result_reason(res, KF_VERDICT_COMPILE_ERROR, "%s", l);
+		/* a rejection names its compiler: NVRTC on every backend, then the host's */
+		char *l = first_lines(c->cand_c && c->cand_c->log[0] ? c->cand_c->log : e2.msg, 3);
+		bool nvrtc = c->cand_c && c->cand_c->backend == KF_BACKEND_CUDA;
+		result_reason(res, KF_VERDICT_COMPILE_ERROR, "%s%s%s%s", nvrtc ? "nvrtc " : "",
+			      nvrtc ? c->cand_c->arch : "", nvrtc ? ": " : "", l);
 		free(l);
 		return KF_OK;
 	}
+	case KF_ERR_LIMIT:
+	case KF_ERR_CRASH:
+		/* the candidate took the compiler past its memory or killed it: its own failure */
+		result_reason(res, KF_VERDICT_COMPILE_ERROR, "%s", e2.msg);
+		return KF_OK;
 	case KF_ERR_TIMEOUT:
 		result_reason(res, KF_VERDICT_TIMEOUT, "compile: %s", e2.msg);
 		return KF_OK;
@@ -1536,7 +1543,7 @@ enum kf_status kf_task_lint(const struct kf_task *t, enum kf_backend_kind b,
 	if (st)
 		goto out;
 	co.backend = b;
-	st = kf_compile(c.ref_kf, &co, &c.ref_c, &e2);
+	st = kf_compile_checked(c.ref_kf, &co, &c.ref_c, &e2);
 	if (st) {
 		add_finding(findings, n, "reference_error", "reference does not compile: %s",
 			    c.ref_c && c.ref_c->log ? c.ref_c->log : e2.msg);

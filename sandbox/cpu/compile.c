@@ -25,7 +25,7 @@
 
 #define SHIM_PREFIX "sandbox/cpu/shim/"
 #define PREPASS_MAX ((size_t)16 << 20)
-#define KF_CPU_SHIM_REV 2 /* bump when the pre-pass or the flags change meaning */
+#define KF_CPU_SHIM_REV 3 /* bump when the pre-pass or the flags change meaning */
 
 /* Flags of every cpu compile; part of the compiler id. -fno-strict-aliasing: kernels reinterpret
  * float arrays as float4 as a matter of course. gnu2 TLS descriptors make __shared__ (thread-local)
@@ -292,7 +292,7 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 				k->path ? k->path : "kernel");
 	if (st == KF_OK) {
 		enum kf_status a = KF_OK;
-		a |= kf_buf_adds(out, "#include \"kf_shim.h\"\n#line 1 ");
+		a |= kf_buf_adds(out, "#include \"kf_shim.h\"\n#include \"kf_device_env.h\"\n#line 1 ");
 		add_quoted(out, k->path ? k->path : "kernel.cu");
 		a |= kf_buf_addch(out, '\n');
 		a |= kf_buf_add(out, src, len);
@@ -698,7 +698,14 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 		rm_workdir(work);
 		return st;
 	}
-	const char *tail[] = {"-o", "kernel.so", "kernel.cpp", "rt.o", NULL};
+	/* __CUDA_ARCH__ as NVRTC defines it for the arch the file was checked against (sm_90a -> 900) */
+	char arch_def[48], list_def[48];
+	int arch_num = 90;
+	if (opts && opts->arch && !strncmp(opts->arch, "sm_", 3) && atoi(opts->arch + 3) > 0)
+		arch_num = atoi(opts->arch + 3);
+	snprintf(arch_def, sizeof(arch_def), "-D__CUDA_ARCH__=%d", arch_num * 10);
+	snprintf(list_def, sizeof(list_def), "-D__CUDA_ARCH_LIST__=%d", arch_num * 10);
+	const char *tail[] = {arch_def, list_def, "-o", "kernel.so", "kernel.cpp", "rt.o", NULL};
 	const char *argv[40];
 	cxx_argv(argv, san, inc, tail);
 	struct kf_buf log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);

@@ -49,6 +49,18 @@ static const struct scan_rule cpu_rules[] = {
     {"#\\s*include\\s*[<\"]cuda_fp8\\.h[>\"]|\\b__nv_fp8\\w*|#\\s*include\\s*[<\"]cuda_fp6\\.h[>\"]|"
      "#\\s*include\\s*[<\"]cuda_fp4\\.h[>\"]",
      "fp8/fp6/fp4 types"},
+    {"\\bblock_tile_memory\\b|\\btiled_partition\\s*<\\s*(?!(?:1|2|4|8|16|32)\\s*>)\\d+\\s*>|"
+     "\\bthread_block_tile\\s*<\\s*(?!(?:1|2|4|8|16|32)\\s*[,>])\\d+",
+     "cooperative groups tiles larger than a warp (block_tile_memory, tiled_partition<N> with N > 32)"},
+    {"\\btiled_partition\\s*\\(",
+     "cooperative groups tiled_partition(group, n) (a tile size known only at run time)"},
+    {"\\bthread_group\\b|\\bcoalesced_group\\b|\\b(?:cooperative_groups|cg)\\s*::\\s*(?:details|experimental|"
+     "this_thread|invoke_one\\w*|inclusive_scan|exclusive_scan|reduce_update_async|reduce_store_async)\\b",
+     "cooperative groups beyond thread_block and tiled_partition<N> (thread_group, coalesced_group, scans, "
+     "...)"},
+    {"#\\s*include\\s*[<\"]curand_kernel\\.h[>\"]|\\bcurand_init\\s*\\(|\\bcurandState\\w*",
+     "the cuRAND device API (curand_kernel.h)"},
+    {"\\b(?:malloc|free|realloc|calloc)\\s*\\(", "device-side heap allocation (malloc/free)"},
     {"\\bsetmaxnreg\\b|\\bmbarrier\\b|\\bstmatrix\\b|\\bldmatrix\\b|\\belect\\.sync\\b",
      "Hopper/Ampere PTX intrinsics"},
 };
@@ -94,6 +106,88 @@ enum kf_status kf_scan_unsupported(const struct kf_kfile *k, enum kf_backend_kin
 		st = kf_err_set(err, KF_ERR_UNSUPPORTED, "%s:%d: uses %s, which the cpu backend cannot run",
 				k->path ? k->path : "kernel", line, best_what);
 	}
+	free(text);
+	return st;
+}
+
+/* ---- host libraries (every backend) ------------------------------------------------------------ */
+
+struct host_lib {
+	const char *prefix; /* header name start, matched case-sensitively */
+	const char *what;
+};
+
+static const struct host_lib host_libs[] = {
+    {"cublas", "cuBLAS"},
+    {"cudnn", "cuDNN"},
+    {"cufft", "cuFFT"},
+    {"curand.h", "cuRAND (host API; <curand_kernel.h> is the device one)"},
+    {"cusparse", "cuSPARSE"},
+    {"cusolver", "cuSOLVER"},
+    {"nccl", "NCCL"},
+    {"cutensor", "cuTENSOR"},
+    {"npp", "NPP"},
+    {"nvjpeg", "nvJPEG"},
+    {"nvrtc", "NVRTC"},
+    {"cuda.h", "the CUDA driver API"},
+    {"cupti", "CUPTI"},
+    {"nvml", "NVML"},
+    {"cufile", "cuFile"},
+    {"cuda_profiler_api", "the CUDA profiler API"},
+    {"cudaProfiler", "the CUDA profiler API"},
+    {"torch/", "PyTorch (host C++)"},
+    {"ATen/", "PyTorch (host C++)"},
+    {"c10/", "PyTorch (host C++)"},
+    {"pybind11/", "pybind11 (host C++)"},
+};
+
+enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err)
+{
+	static const char pat[] = "^[ \t]*#[ \t]*include[ \t]*[<\"][ \t]*([^>\"\n]+)[>\"]";
+	if (!k || !k->source)
+		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to scan");
+	char *text = blank_comments(k->source, k->source_len);
+	if (!text)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning '%s'",
+				  k->path ? k->path : "kernel");
+	int ec;
+	PCRE2_SIZE eo;
+	enum kf_status st = KF_OK;
+	pcre2_code *re =
+	    pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &ec, &eo, NULL);
+	pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+	if (!re || !md) {
+		st = kf_err_set(err, re ? KF_ERR_NOMEM : KF_ERR_INTERNAL, "host-header scan pattern");
+		goto out;
+	}
+	for (PCRE2_SIZE off = 0; off < k->source_len;) {
+		if (pcre2_match(re, (PCRE2_SPTR)text, k->source_len, off, 0, md, NULL) <= 0)
+			break;
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		const char *h = text + ov[2];
+		size_t hlen = ov[3] - ov[2];
+		for (size_t i = 0; i < KF_ARRAY_SIZE(host_libs); i++) {
+			size_t pl = strlen(host_libs[i].prefix);
+			/* "cuda.h" exactly; the others as a prefix (cublas_v2.h, cudnn_ops.h, torch/...) */
+			bool exact = host_libs[i].prefix[pl - 1] == 'h' && host_libs[i].prefix[pl - 2] == '.';
+			if (hlen < pl || strncmp(h, host_libs[i].prefix, pl) || (exact && hlen != pl))
+				continue;
+			int line = 1;
+			for (size_t j = 0; j < ov[2]; j++)
+				line += text[j] == '\n';
+			st = kf_err_set(
+			    err, KF_ERR_COMPILE,
+			    "%s:%d: <%.*s> is the host API of %s: a kernel file is device code and "
+			    "cannot call host libraries",
+			    k->path ? k->path : "kernel", line, (int)(hlen > 80 ? 80 : hlen), h,
+			    host_libs[i].what);
+			goto out;
+		}
+		off = ov[1] > off ? ov[1] : off + 1;
+	}
+out:
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
 	free(text);
 	return st;
 }

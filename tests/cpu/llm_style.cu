@@ -1,12 +1,12 @@
 // Conformance: idioms LLM-written kernels use — float4 loads through __ldg, const __grid_constant__,
-// <cfloat>/FLT_MAX, INFINITY, std::numeric_limits, static device helpers, unsigned int/size_t
-// indexing, #pragma unroll N, a warp-shuffle + shared-memory row softmax, a local array, __half2 math.
+// -FLT_MAX and infinity spelled as NVRTC accepts them (no <cfloat>, no INFINITY, no std:: headers:
+// NVRTC rejects those and the cpu backend builds only what NVRTC compiles), static device helpers,
+// unsigned int/size_t indexing, #pragma unroll N, a warp-shuffle + shared-memory row softmax, a local
+// array, __half2 math.
 // kforge:launch row_softmax grid=(B) block=(128) args=(x, y, B, N)
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
-#include <cfloat>
-#include <limits>
-#include <stdint.h>
+#include <math_constants.h>
 
 #define WARP 32
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
@@ -36,8 +36,8 @@ extern "C" __global__ void __launch_bounds__(128) row_softmax(const float *__res
 	const float *xr = x + row * (size_t)N;
 	float *yr = y + row * (size_t)N;
 	float local[8]; /* a per-thread array on the fiber's stack */
-	float m = -FLT_MAX;
-	if (std::numeric_limits<float>::max() != FLT_MAX)
+	float m = -3.402823466e+38f; /* -FLT_MAX */
+	if (__int_as_float(0x7f7fffff) != 3.402823466e+38f)
 		m = 0.0f;
 	int n4 = N / 4;
 	for (int i = tid; i < n4; i += blockDim.x) {
@@ -67,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(128) row_softmax(const float *__res
 	__half2 h = __floats2half2_rn(1.0f, 2.0f);
 	h = __hmul2(h, __float2half2_rn(0.5f));
 	inv *= __low2float(h) + __high2float(h) - 0.5f; /* exactly 1 */
-	if (m == -INFINITY)
+	if (m == -CUDART_INF_F)
 		inv = 0.0f;
 	for (unsigned int i = tid; i < (unsigned int)N; i += blockDim.x)
 		yr[i] = __expf(xr[i] - m) * inv;

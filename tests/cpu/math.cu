@@ -1,6 +1,5 @@
 // Conformance: the math library and fast intrinsics kernels use (float and double forms).
 // kforge:launch math_f grid=(1) block=(64) args=(x, out)
-#include <math.h>
 #define NF 26
 extern "C" __global__ void math_f(const float *x, float *out)
 {

@@ -877,6 +877,16 @@ static void test_scan_unsupported(void)
 	    {"  cooperative_groups::this_grid().sync();\n", "cooperative groups"},
 	    {"  float v = tex1Dfetch<float>(t, 0);\n", "textures"},
 	    {"  child<<<1, 1>>>(x);\n", "dynamic parallelism"},
+	    /* the holes the issue found: these gave a compile_error quoting the shim's internals */
+	    {"  auto t = cooperative_groups::tiled_partition<64>(cooperative_groups::this_thread_block());\n",
+	     "tiles larger than a warp"},
+	    {"  __shared__ cooperative_groups::block_tile_memory<128> m;\n", "tiles larger than a warp"},
+	    {"  cooperative_groups::thread_group g = cooperative_groups::this_thread_block();\n",
+	     "thread_group"},
+	    {"  auto t = cooperative_groups::tiled_partition(cooperative_groups::this_thread_block(), 16);\n",
+	     "known only at run time"},
+	    {"  curandState s; curand_init(0, 0, 0, &s);\n", "cuRAND"},
+	    {"  float *p = (float *)malloc(16); free(p);\n", "heap"},
 	};
 	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
 		char src[1024];
@@ -906,6 +916,88 @@ static void test_scan_unsupported(void)
 	if (k)
 		CHECKF(kf_scan_unsupported(k, KF_BACKEND_CPU, &err) == KF_OK, "%s", err.msg);
 	kf_kfile_free(k);
+}
+
+/* NVRTC first (kf_compile_checked): a cpu build only of what NVRTC compiles, with NVRTC's log when it
+ * does not; a host-compiler failure of what NVRTC accepts is `unsupported` with the user's line, never a
+ * compile error quoting the shim; the host's predefined names are hidden from the kernel file. */
+static void test_nvrtc_first(void)
+{
+	static const struct {
+		const char *head, *body;
+		enum kf_status want;
+		bool nvrtc_log; /* KF_ERR_COMPILE from NVRTC: the log is NVRTC's */
+		const char *text;
+	} cases[] = {
+	    {"#include <cmath>\n", "  x[0] = std::fabs(x[0]);\n", KF_ERR_COMPILE, true, "cmath"},
+	    {"", "  x[0] = INFINITY;\n", KF_ERR_COMPILE, true, "INFINITY"},
+	    {"#include <float.h>\n", "  x[0] = FLT_MAX;\n", KF_ERR_COMPILE, true, "float.h"},
+	    {"", "  x[0] = M_PI;\n", KF_ERR_COMPILE, true, "M_PI"},
+	    {"#include <cuda.h>\n", "  x[0] = 1;\n", KF_ERR_COMPILE, false, "CUDA driver API"},
+	    {"#include <cublas_v2.h>\n", "  x[0] = 1;\n", KF_ERR_COMPILE, false,
+	     "cannot call host libraries"},
+	    {"#include <cooperative_groups.h>\n",
+	     "  cooperative_groups::thread_group g = cooperative_groups::this_thread_block(); g.sync();\n",
+	     KF_ERR_UNSUPPORTED, false, "cand.cu:5:"},
+	    /* no scan rule knows it: the host compiler's own words, the user's line, no shim path */
+	    {"", "  x[0] = __vabsdiffu4(1u, 2u);\n", KF_ERR_UNSUPPORTED, false,
+	     "cand.cu:4: uses a construct"},
+	    {"", "  assert(x != 0); printf(\"%d\\n\", 1); x[0] = 1;\n", KF_OK, false, NULL},
+	    /* the host's names are NVRTC's here: no __GNUC__, __x86_64__ or __NVCC__; __CUDA_ARCH__ 900 */
+	    {"#if defined(__GNUC__) || defined(__x86_64__) || defined(__linux__) || defined(__NVCC__)\n"
+	     "#error the host compiler's names leak into the kernel file\n#endif\n"
+	     "static_assert(__CUDA_ARCH__ == 900 && __CUDACC_RTC__, \"NVRTC's names\");\n",
+	     "  x[0] = 1;\n", KF_OK, false, NULL},
+	};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(cases); i++) {
+		char src[2048];
+		snprintf(src, sizeof(src),
+			 "// kforge:launch k grid=(1) block=(32) args=(x)\n%s"
+			 "extern \"C\" __global__ void k(float *x)\n{\n%s}\n",
+			 cases[i].head, cases[i].body);
+		/* the body is line 4, or 5 after a one-line head */
+		struct kf_kfile *k = kfile_of(src);
+		if (!k)
+			continue;
+		struct kf_err err = KF_ERR_INIT;
+		struct kf_compiled *c = NULL;
+		struct kf_compile_opts o = {.backend = KF_BACKEND_CPU, .cache_dir = getenv("KFORGE_CACHE")};
+		enum kf_status st = kf_compile_checked(k, &o, &c, &err);
+		CHECKF(st == cases[i].want, "case %zu: %s: %s %s", i, kf_status_name(st), err.msg,
+		       c ? c->log : "");
+		if (st == KF_ERR_COMPILE && c) {
+			CHECK_CONTAINS(c->log, cases[i].text);
+			CHECK(c->backend == (cases[i].nvrtc_log ? KF_BACKEND_CUDA : KF_BACKEND_CPU));
+		} else if (st == KF_ERR_UNSUPPORTED) {
+			CHECK(c == NULL);
+			CHECK_CONTAINS(err.msg, cases[i].text);
+			CHECKF(!strstr(err.msg, "cpu-shim-"), "a shim path in '%s'", err.msg);
+		} else if (st == KF_OK && c) {
+			CHECK_STR(c->gpu_arch, "sm_90");
+			CHECK(c->backend == KF_BACKEND_CPU && c->n_kernels == 1 &&
+			      c->kernels[0].registers > 0);
+		}
+		kf_compiled_free(c);
+		kf_kfile_free(k);
+	}
+	/* the conformance corpus itself is CUDA that NVRTC compiles */
+	static const char *const corpus[] = {"vadd", "grid3d",     "shared_reduce", "dyn_smem",
+					     "math", "llm_style",  "intrinsics",    "vector_types",
+					     "half", "coop_groups"};
+	for (size_t i = 0; i < KF_ARRAY_SIZE(corpus); i++) {
+		char path[128];
+		struct kf_kfile *k = NULL;
+		struct kf_compiled *c = NULL;
+		struct kf_err err = KF_ERR_INIT;
+		struct kf_compile_opts o = {.backend = KF_BACKEND_CUDA, .cache_dir = getenv("KFORGE_CACHE")};
+		snprintf(path, sizeof(path), "tests/cpu/%s.cu", corpus[i]);
+		CHECKF(kf_kfile_load(path, &k, &err) == KF_OK, "%s", err.msg);
+		if (k)
+			CHECKF(kf_compile(k, &o, &c, &err) == KF_OK, "%s: %s %s", path, err.msg,
+			       c ? c->log : "");
+		kf_compiled_free(c);
+		kf_kfile_free(k);
+	}
 }
 
 static void test_compile_error_line(void)
@@ -974,4 +1066,4 @@ KF_TEST_MAIN(TEST(test_vadd), TEST(test_grid3d), TEST(test_shared_reduce), TEST(
 	     TEST(test_coop_groups), TEST(test_llm_style), TEST(test_example_references),
 	     TEST(test_tiled_matmul), TEST(test_missing_sync_caught), TEST(test_divergent_barrier),
 	     TEST(test_early_return_barrier), TEST(test_launch_limits), TEST(test_scan_unsupported),
-	     TEST(test_compile_error_line), TEST(test_sanitize_oob))
+	     TEST(test_nvrtc_first), TEST(test_compile_error_line), TEST(test_sanitize_oob))

@@ -10,6 +10,7 @@
 #endif
 
 #include <limits.h>
+#include <assert.h> /* NVRTC declares assert() without an include */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,15 +20,21 @@
 
 #include "kf_rt_abi.h"
 
-/* What NVRTC defines; kernels test these. */
+/* What NVRTC 13.0 defines; kernels test these. __CUDA_ARCH__ and __CUDA_ARCH_LIST__ come from the
+ * compile's command line (the arch NVRTC checked the file for, sm_90 by default); the host compiler's own
+ * names (__GNUC__, __x86_64__, ...) are taken away before the kernel's first line (kf_device_env.h). */
 #define __CUDACC__ 1
 #define __CUDACC_RTC__ 1
-#define __CUDA_ARCH__ 800
-#define __NVCC__ 1
+#ifndef __CUDA_ARCH__
+#define __CUDA_ARCH__ 900
+#endif
+#ifndef __CUDA_ARCH_LIST__
+#define __CUDA_ARCH_LIST__ __CUDA_ARCH__
+#endif
 #define CUDART_VERSION 13000
 #define __CUDACC_VER_MAJOR__ 13
 #define __CUDACC_VER_MINOR__ 0
-#define KFORGE_CPU_BACKEND 1
+#define __CUDACC_VER_BUILD__ 88
 
 /* ---- qualifiers ------------------------------------------------------------------------------ */
 #define __global__

@@ -1,5 +1,6 @@
 // __launch_bounds__, one block per row, shared-memory and warp-shuffle reductions, max subtraction.
 // kforge:launch softmax_rows grid=(B) block=(128) args=(x, y, B, N)
+#include <math_constants.h>
 __device__ __forceinline__ float warp_max(float v)
 {
 	for (int o = 16; o > 0; o >>= 1)
@@ -18,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows(const float *x, f
 	const float *row = x + (long long)blockIdx.x * N;
 	float *out = y + (long long)blockIdx.x * N;
 	int t = threadIdx.x, lane = t & 31, w = t >> 5;
-	float m = -INFINITY;
+	float m = -CUDART_INF_F;
 	for (int i = t; i < N; i += 128)
 		m = fmaxf(m, row[i]);
 	m = warp_max(m);

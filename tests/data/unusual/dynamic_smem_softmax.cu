@@ -1,11 +1,12 @@
 // Dynamic shared memory sized by the launch (smem=), one block per row, tree reductions.
 // kforge:launch softmax_rows grid=(B) block=(256) smem=(256*4) args=(x, y, B, N)
+#include <math_constants.h>
 extern "C" __global__ void softmax_rows(const float *x, float *y, int B, int N)
 {
 	extern __shared__ float buf[];
 	int t = threadIdx.x;
 	const float *row = x + (long long)blockIdx.x * N;
-	float m = -INFINITY;
+	float m = -CUDART_INF_F;
 	for (int i = t; i < N; i += blockDim.x)
 		m = fmaxf(m, row[i]);
 	buf[t] = m;
