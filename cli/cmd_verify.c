@@ -19,6 +19,7 @@ static const char help[] =
     "  --strict         more seeds and edge shapes (what a suspiciously fast kernel gets)\n"
     "  --all-shapes     keep checking after the first failing shape\n"
     "  --no-shuffle     cpu: run fibers in program order between barriers\n"
+    "  --no-sanitizer   cpu: skip the sanitizer pass (memcheck, initcheck, racecheck, warp UB)\n"
     "  --timeout-ms MS  limit per launch step (default 20000)\n"
     "  --deadline-s S   limit for the whole verification, compiles included (default 3600);\n"
     "                   what is left when it passes is a timeout verdict\n"
@@ -28,7 +29,7 @@ static const char help[] =
 int cmd_verify(int argc, char **argv)
 {
 	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *deadline_s = NULL, *pos[2];
-	bool json = false, strict = false, all = false, no_shuffle = false, verbose = false;
+	bool json = false, strict = false, all = false, no_shuffle = false, verbose = false, no_san = false;
 	const struct kf_opt opts[] = {
 	    {"backend", true, &backend, NULL},
 	    {"seed", true, &seed_s, NULL},
@@ -39,6 +40,7 @@ int cmd_verify(int argc, char **argv)
 	    {"verbose", false, NULL, &verbose},
 	    {"timeout-ms", true, &timeout_s, NULL},
 	    {"deadline-s", true, &deadline_s, NULL},
+	    {"no-sanitizer", false, NULL, &no_san},
 	};
 	size_t n_pos;
 	struct kf_eval_opts eo;
@@ -73,6 +75,7 @@ int cmd_verify(int argc, char **argv)
 	eo.strict = strict;
 	eo.all_shapes = all;
 	eo.no_shuffle = no_shuffle;
+	eo.no_sanitizer = no_san;
 	eo.verbose = verbose;
 	if ((rc = kf_cli_backend_select("verify", backend, &eo.backend, &dev)))
 		return rc;

@@ -304,6 +304,7 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 	r.vo.strict = o->strict;
 	r.vo.all_shapes = o->all_shapes;
 	r.vo.shuffle = !o->no_shuffle;
+	r.vo.no_sanitizer = o->no_sanitizer;
 	r.vo.verbose = o->verbose;
 	r.vo.worker_path = o->worker_path;
 	r.vo.timing_shapes = o->backend == KF_BACKEND_CUDA;

@@ -37,6 +37,7 @@ struct kf_eval_opts {
 	bool strict;         /* verify strictly from the start (more seeds and edge shapes) */
 	bool all_shapes;     /* keep checking after the first failing shape */
 	bool no_shuffle;     /* cpu: fibers in program order between barriers */
+	bool no_sanitizer;   /* cpu: skip the sanitizer pass (memcheck, initcheck, racecheck, warp UB) */
 	int verbose;         /* the verifier's progress lines on stderr */
 	int step_timeout_ms; /* per verification step; 0: the verifier's default */
 	int deadline_s;      /* the whole verification, compiles included; 0: the verifier's default */

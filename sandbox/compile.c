@@ -191,7 +191,7 @@ static enum kf_status compile(const struct kf_kfile *k, const struct kf_compile_
 		key_adds(&h, opts->instrument ? "instrument=1" : "instrument=0");
 		/* __CUDA_ARCH__ of the host build follows the GPU arch the file is checked for */
 		key_adds(&h, opts->arch && *opts->arch ? opts->arch : "sm_90");
-		compiler = kf_cpu_compiler_id();
+		compiler = opts->instrument ? kf_cpu_san_compiler_id() : kf_cpu_compiler_id();
 		break;
 	default:
 		return kf_err_set(err, KF_ERR_INVALID, "unknown backend %d", (int)opts->backend);

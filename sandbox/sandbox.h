@@ -8,6 +8,7 @@
 
 #include <sys/resource.h>
 
+#include "cpu/shim/kf_rt_abi.h"
 #include "kf.h"
 #include "kfile.h"
 
@@ -240,6 +241,22 @@ enum kf_status kf_compile_checked(const struct kf_kfile *k, const struct kf_comp
  * and cannot call host libraries", else KF_OK. */
 enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err);
 
+/* Where a sanitizer finding is in the user's kernel file: the line of the access (0: none found), the
+ * line of the earlier access of a race, and for static shared memory the __shared__ variable and the
+ * offset into it. */
+struct kf_san_where {
+	int line, prev_line;
+	bool have_var;
+	char var[128];
+	uint64_t var_offset;
+};
+
+/* Reads c's (an instrumented module's) debug lines and symbols for f with addr2line and readelf in a
+ * sandboxed child; user_path is the kernel file's path as the pre-pass wrote it in #line. */
+enum kf_status kf_cpu_san_locate(const struct kf_compiled *c, const char *user_path,
+				 const struct kf_rt_san_finding *f, struct kf_san_where *w,
+				 struct kf_err *err);
+
 /* ---- worker sessions ---------------------------------------------------------------------- */
 
 #define KF_MAX_BUFFERS 48
@@ -317,6 +334,11 @@ struct kf_step_result {
 	uint64_t addr[KF_MAX_BUFFERS]; /* device address of each buffer's data in this step */
 	uint32_t kernels_seen;         /* kernel launches the device recorded (CUPTI), 0 if unknown */
 	char timing_source[16];        /* "cupti", "events", "cpu-wall" */
+	/* An instrumented cpu module (kf_compile_opts.instrument): the sanitizer's finding that stopped the
+	 * run (status RUNTIME; kind KF_RT_SAN_NONE when none), its PCs module offsets to symbolize with
+	 * kf_cpu_symbolize; and the run's counts. Outside text: bounded, never trusted. */
+	struct kf_rt_san_finding san;
+	uint64_t san_accesses, san_untracked_bytes;
 };
 
 struct kf_session;

@@ -14,6 +14,44 @@ static cJSON *num_or_null(double x)
 	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
 }
 
+/* What a pass on the cpu backend cannot show, said with every cpu verdict (and only a GPU can). */
+static const char *const gpu_only[] = {
+    "timing: cpu times are not GPU times",
+    "fast-math intrinsics' precision (__expf, __fdividef, __sinf ... are exact on the cpu), FMA contraction, "
+    "denormal flushing",
+    "launch resource limits: registers per block, the 48 KiB shared memory default without the opt-in",
+    "cross-block ordering beyond the sanitizer's rule (a write followed by __threadfence counts as published "
+    "to other blocks)",
+    "races and out-of-bounds accesses at shapes the sanitizer did not run",
+};
+
+static const char *const san_checks[] = {"memcheck", "initcheck", "racecheck", "warp_ub"};
+
+static cJSON *checks_json(const struct kf_verify_result *r)
+{
+	cJSON *c = cJSON_CreateObject();
+	if (r->gpu_arch[0])
+		cJSON_AddStringToObject(c, "nvrtc", r->gpu_arch);
+	else
+		cJSON_AddNullToObject(c, "nvrtc");
+	cJSON_AddStringToObject(c, "run", kf_backend_name(r->backend));
+	if (r->backend == KF_BACKEND_CPU) {
+		cJSON *sz = cJSON_CreateObject(), *names = cJSON_CreateArray(), *g = cJSON_CreateArray();
+		cJSON_AddBoolToObject(sz, "ran", r->sanitizer);
+		for (size_t i = 0; i < KF_ARRAY_SIZE(san_checks); i++)
+			cJSON_AddItemToArray(names, cJSON_CreateString(san_checks[i]));
+		cJSON_AddItemToObject(sz, "checks", names);
+		cJSON_AddNumberToObject(sz, "shapes", r->san_shapes);
+		cJSON_AddNumberToObject(sz, "accesses", (double)r->san_accesses);
+		cJSON_AddStringToObject(sz, "note", r->san_note);
+		cJSON_AddItemToObject(c, "sanitizer", sz);
+		for (size_t i = 0; i < KF_ARRAY_SIZE(gpu_only); i++)
+			cJSON_AddItemToArray(g, cJSON_CreateString(gpu_only[i]));
+		cJSON_AddItemToObject(c, "gpu_only", g);
+	}
+	return c;
+}
+
 cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_task *t, const char *kernel)
 {
 	cJSON *o = cJSON_CreateObject(), *shapes = cJSON_CreateArray();
@@ -43,6 +81,8 @@ cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_t
 		cJSON_AddItemToObject(j, "max_rel", num_or_null(s->max_rel));
 		cJSON_AddItemToObject(j, "nmse", num_or_null(s->nmse));
 		cJSON_AddNumberToObject(j, "launches", s->launches);
+		if (r->backend == KF_BACKEND_CPU)
+			cJSON_AddBoolToObject(j, "sanitized", s->sanitized);
 		if (s->status != KF_VERDICT_PASS) {
 			char cs[32];
 			cJSON_AddStringToObject(j, "detail", s->detail);
@@ -71,6 +111,7 @@ cJSON *kf_verify_result_json(const struct kf_verify_result *r, const struct kf_t
 		cJSON_AddItemToArray(shapes, j);
 	}
 	cJSON_AddItemToObject(o, "shapes", shapes);
+	cJSON_AddItemToObject(o, "checks", checks_json(r));
 	if (r->status == KF_VERDICT_COMPILE_ERROR && r->compile_log)
 		cJSON_AddStringToObject(o, "compile_log", r->compile_log);
 	if (r->compiled) {
@@ -105,4 +146,25 @@ void kf_verify_result_print(FILE *f, const struct kf_verify_result *r)
 	}
 	fprintf(f, "verdict: %s (%s backend, seed %" PRIu64 "): %s\n", kf_verdict_name(r->status),
 		kf_backend_name(r->backend), r->seed, r->reason);
+	if (r->gpu_arch[0] || r->backend == KF_BACKEND_CPU)
+		fprintf(f, "checks: %s%s%s",
+			r->gpu_arch[0] ? "NVRTC compile for " : "NVRTC compile not reached", r->gpu_arch,
+			r->backend == KF_BACKEND_CPU ? "; cpu run" : "; GPU run");
+	if (r->backend == KF_BACKEND_CPU) {
+		if (r->sanitizer)
+			fprintf(
+			    f,
+			    "; cpu sanitizer (memcheck, initcheck, racecheck, warp UB) at %u shapes, %" PRIu64
+			    " accesses",
+			    r->san_shapes, r->san_accesses);
+		else
+			fprintf(f, "; no cpu sanitizer run");
+		if (r->san_note[0])
+			fprintf(f, " (%s)", r->san_note);
+		fprintf(f, "\nonly a GPU can show:");
+		for (size_t i = 0; i < KF_ARRAY_SIZE(gpu_only); i++)
+			fprintf(f, "%s %s", i ? ";" : "", gpu_only[i]);
+	}
+	if (r->gpu_arch[0] || r->backend == KF_BACKEND_CPU)
+		fputc('\n', f);
 }

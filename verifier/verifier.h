@@ -24,6 +24,10 @@ enum kf_verdict {
 	KF_VERDICT_NONDETERMINISTIC,
 	KF_VERDICT_STATEFUL,
 	KF_VERDICT_UNSUPPORTED,
+	/* the cpu sanitizer's (additive: spec/verification.md) */
+	KF_VERDICT_RACE,
+	KF_VERDICT_UNINITIALIZED_READ,
+	KF_VERDICT_UNDEFINED_BEHAVIOR,
 	KF_VERDICT_COUNT
 };
 
@@ -67,6 +71,7 @@ struct kf_shape_report {
 	int64_t first_bad; /* -1 when none */
 	double got, want;
 	uint32_t launches; /* candidate launches checked at this shape */
+	bool sanitized;    /* the cpu sanitizer ran the candidate here (clean, or this shape's finding) */
 };
 
 struct kf_verify_result {
@@ -83,6 +88,16 @@ struct kf_verify_result {
 	double parent_ms;  /* time spent in the parent (generation, comparison), for the bench */
 	uint32_t launches; /* candidate launches checked in total */
 	bool strict;
+	/* What the verdict rests on (spec check 0 and the cpu sanitizer): the arch NVRTC compiled the
+	 * kernel file for first ("" when it did not get that far); whether the cpu sanitizer pass ran, on
+	 * how many shapes, checking how many accesses, and a note on what it skipped or why it did not run
+	 * (never NULL, "" when there is nothing to say). */
+	char gpu_arch[16];
+	bool sanitizer;
+	uint32_t san_shapes;
+	uint64_t san_accesses;
+	double san_ms;
+	char san_note[300];
 };
 
 struct kf_verify_opts {
@@ -97,6 +112,7 @@ struct kf_verify_opts {
 	const char *arch;        /* cuda compile arch; default from the device */
 	const char *worker_path; /* default beside the binary */
 	bool shuffle;            /* cpu: seeded fiber order (default on) */
+	bool no_sanitizer;       /* cpu: skip the sanitizer pass (default: it runs) */
 	int verbose;
 	int deadline_s; /* the whole verification, compiles included (default 3600): what is
 			   left when it passes is a timeout verdict */

@@ -34,8 +34,9 @@
 volatile int *kf_verify_interrupted;
 
 static const char *const verdict_names[KF_VERDICT_COUNT] = {
-    "pass",         "compile_error", "invalid_launch", "runtime_error",    "timeout",  "wrong_output",
-    "nan_mismatch", "out_of_bounds", "input_modified", "nondeterministic", "stateful", "unsupported",
+    "pass",         "compile_error", "invalid_launch", "runtime_error",      "timeout",
+    "wrong_output", "nan_mismatch",  "out_of_bounds",  "input_modified",     "nondeterministic",
+    "stateful",     "unsupported",   "race",           "uninitialized_read", "undefined_behavior",
 };
 
 const char *kf_verdict_name(enum kf_verdict v)
@@ -102,6 +103,12 @@ struct vctx {
 	struct kf_verify_result *res;
 	uint64_t parent_ns;
 	struct kf_worker_opts wopts;
+	/* the cpu sanitizer: its build, made when first needed (under san_mu), and the shapes it covers */
+	pthread_mutex_t san_mu;
+	bool san_tried;
+	struct kf_compiled *cand_san;
+	const bool *san_pick;
+	uint64_t san_ns;
 };
 
 static uint64_t now_ns(void)
@@ -767,6 +774,378 @@ static size_t make_schedule(const struct vshape *v, struct plan_step *ps, size_t
 	return n;
 }
 
+/* ---- the cpu sanitizer pass ------------------------------------------------------------------- */
+
+/* Shapes the sanitizer covers: the smallest public and the smallest hidden one and the edge shapes,
+ * at most SAN_MAX_SHAPES, none whose tensors pass SAN_MAX_BYTES: an instrumented run checks every
+ * access of every thread (about 10-50x the plain run), so these keep a verification within seconds
+ * while covering the tails and the sizes the edge shapes probe. Failing shapes are re-run under the
+ * sanitizer whatever their size, to name the line. */
+#define SAN_MAX_SHAPES 6
+#define SAN_MAX_BYTES ((uint64_t)16 << 20)
+
+static bool san_wanted(const struct vctx *c)
+{
+	return c->o->backend == KF_BACKEND_CPU && !c->o->no_sanitizer;
+}
+
+static uint64_t shape_bytes(const struct kf_task *t, const struct kf_shape *sh)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < t->n_tensors; i++) {
+		int64_t ne = 0;
+		if (kf_task_numel(t, i, sh, &ne, NULL) || ne <= 0)
+			return UINT64_MAX;
+		total += (uint64_t)ne * kf_dtype_size(t->tensors[i].dtype);
+	}
+	return total;
+}
+
+static void san_select(const struct kf_task *t, const struct kf_checked_shape *shapes, size_t n, bool *pick,
+		       struct kf_verify_result *res)
+{
+	size_t best[2] = {SIZE_MAX, SIZE_MAX}, n_pick = 0, n_big = 0;
+	uint64_t best_bytes[2] = {UINT64_MAX, UINT64_MAX};
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = shape_bytes(t, &shapes[i].shape);
+		int k = shapes[i].kind == KF_SHAPE_PUBLIC ? 0 : shapes[i].kind == KF_SHAPE_HIDDEN ? 1 : -1;
+		if (k >= 0 && b < best_bytes[k]) {
+			best_bytes[k] = b;
+			best[k] = i;
+		}
+	}
+	/* the smallest public and hidden shape, the task's edge shapes, then the run's residue shapes */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			bool edge = shapes[i].kind == KF_SHAPE_EDGE;
+			bool want = pass == 0 ? i == best[0] || i == best[1] || (edge && !shapes[i].residue)
+					      : edge && shapes[i].residue;
+			if (!want || pick[i])
+				continue;
+			if (shape_bytes(t, &shapes[i].shape) > SAN_MAX_BYTES) {
+				n_big++;
+				continue;
+			}
+			if (n_pick < SAN_MAX_SHAPES) {
+				pick[i] = true;
+				n_pick++;
+			}
+		}
+	if (n_big)
+		snprintf(res->san_note, sizeof(res->san_note),
+			 "%zu of the shapes it would cover hold over %llu MiB of tensors: not sanitized",
+			 n_big, (unsigned long long)(SAN_MAX_BYTES >> 20));
+}
+
+/* The instrumented build, once per verification (cached on disk like every compile). NULL, with the
+ * reason in res->san_note, when this machine cannot make it (no clang++-14). */
+static struct kf_compiled *san_module(struct vctx *c)
+{
+	pthread_mutex_lock(&c->san_mu);
+	if (!c->san_tried) {
+		struct kf_compile_opts co = {
+		    .backend = KF_BACKEND_CPU, .arch = c->o->arch, .instrument = true};
+		struct kf_err e = KF_ERR_INIT;
+		c->san_tried = true;
+		enum kf_status st = kf_compile(c->cand_kf, &co, &c->cand_san, &e);
+		if (st) {
+			const char *log = c->cand_san ? c->cand_san->log : "";
+			snprintf(c->res->san_note, sizeof(c->res->san_note),
+				 "the sanitizer build failed (%s): %.200s", kf_status_name(st),
+				 log[0] ? log : e.msg);
+			kf_compiled_free(c->cand_san);
+			c->cand_san = NULL;
+		}
+	}
+	pthread_mutex_unlock(&c->san_mu);
+	return c->cand_san;
+}
+
+static enum kf_verdict san_verdict(uint32_t kind)
+{
+	switch (kind) {
+	case KF_RT_SAN_OOB:
+		return KF_VERDICT_OUT_OF_BOUNDS;
+	case KF_RT_SAN_UNINIT:
+		return KF_VERDICT_UNINITIALIZED_READ;
+	case KF_RT_SAN_RACE:
+		return KF_VERDICT_RACE;
+	default:
+		return KF_VERDICT_UNDEFINED_BEHAVIOR;
+	}
+}
+
+static const char *san_op_word(uint32_t op)
+{
+	switch (op) {
+	case KF_RT_SAN_LOAD:
+		return "reads";
+	case KF_RT_SAN_STORE:
+		return "writes";
+	case KF_RT_SAN_ATOMIC:
+		return "atomically updates";
+	default:
+		return "touches";
+	}
+}
+
+static void san_at(char *out, size_t cap, const char *file, int line)
+{
+	if (line > 0)
+		snprintf(out, cap, "%s:%d", file, line);
+	else
+		snprintf(out, cap, "%s (line not found)", file);
+}
+
+static void san_who(char *out, size_t cap, const struct kf_rt_san_access *a)
+{
+	snprintf(out, cap, "thread (%u,%u,%u) of block (%u,%u,%u)", a->thread[0], a->thread[1], a->thread[2],
+		 a->block[0], a->block[1], a->block[2]);
+}
+
+/* Where the finding's address is, in the user's terms. */
+static void san_region(char *out, size_t cap, const struct kf_plan *p, const struct kf_rt_san_finding *f,
+		       const struct kf_san_where *w)
+{
+	const char *name = f->index >= 0 && (size_t)f->index < p->n_buffers ? p->buffers[f->index].name : "?";
+	long long off = (long long)f->offset;
+	unsigned long long nb = (unsigned long long)f->region_bytes;
+	switch (f->region) {
+	case KF_RT_SAN_GLOBAL:
+		if (off >= (long long)nb)
+			snprintf(out, cap, "'%s' at byte %lld, %lld bytes past its end (%llu bytes)", name,
+				 off, off - (long long)nb, nb);
+		else if (off < 0)
+			snprintf(out, cap, "'%s' at byte %lld, %lld bytes before its start", name, off, -off);
+		else
+			snprintf(out, cap, "'%s' at byte %lld of %llu", name, off, nb);
+		break;
+	case KF_RT_SAN_SHARED:
+		if (w->have_var)
+			snprintf(out, cap, "static shared memory ('%s' byte %llu)", w->var,
+				 (unsigned long long)w->var_offset);
+		else
+			snprintf(out, cap, "static shared memory (byte %llu of the block's)",
+				 (unsigned long long)f->tls_offset);
+		break;
+	case KF_RT_SAN_DSHARED:
+		if (off >= (long long)nb)
+			snprintf(out, cap, "dynamic shared memory at byte %lld, past the launch's %llu bytes",
+				 off, nb);
+		else
+			snprintf(out, cap, "dynamic shared memory at byte %lld of %llu", off, nb);
+		break;
+	case KF_RT_SAN_LOCAL:
+		snprintf(out, cap, "%s", f->detail);
+		break;
+	case KF_RT_SAN_MODULE:
+		snprintf(out, cap, "a __device__ or __constant__ global");
+		break;
+	default:
+		if (f->index >= 0 && (size_t)f->index < p->n_buffers)
+			snprintf(
+			    out, cap,
+			    "address 0x%llx, in no allocation of the plan (%lld bytes %s '%s', %llu bytes)",
+			    (unsigned long long)f->addr, off >= (long long)nb ? off - (long long)nb : -off,
+			    off >= (long long)nb ? "past the end of" : "before the start of", name, nb);
+		else
+			snprintf(out, cap, "address 0x%llx, %s", (unsigned long long)f->addr, f->detail);
+	}
+}
+
+static void san_message(const struct vctx *c, const struct kf_plan *p, const struct kf_rt_san_finding *f,
+			const struct kf_san_where *w, char *out, size_t cap)
+{
+	const char *path = c->cand_kf->path ? c->cand_kf->path : "kernel.cu", *slash = strrchr(path, '/');
+	const char *file = slash ? slash + 1 : path;
+	const char *kernel = f->launch < p->n_launches ? p->launches[f->launch].kernel : "?";
+	char at[160], who[96], where[300], pat[160], pwho[96];
+	san_at(at, sizeof(at), file, w->line);
+	san_who(who, sizeof(who), &f->cur);
+	san_region(where, sizeof(where), p, f, w);
+	switch (f->kind) {
+	case KF_RT_SAN_RACE:
+		san_at(pat, sizeof(pat), file, w->prev_line);
+		if (f->prev.op)
+			san_who(pwho, sizeof(pwho), &f->prev);
+		else
+			snprintf(pwho, sizeof(pwho), "other threads");
+		snprintf(
+		    out, cap,
+		    "race at %s: %s %s %u bytes of %s, which %s %s at %s, with no %s between (launch %u, "
+		    "kernel '%s')",
+		    at, who, san_op_word(f->cur.op), f->cur.size, where, pwho,
+		    (f->flags & KF_RT_SAN_F_PREV_WRITE) ? "wrote" : "read", pat,
+		    (f->flags & KF_RT_SAN_F_SAME_WARP)
+			? "__syncthreads or __syncwarp (one warp: a race under "
+			  "independent thread scheduling)"
+		    : f->prev.block[0] != f->cur.block[0] || f->prev.block[1] != f->cur.block[1] ||
+			    f->prev.block[2] != f->cur.block[2]
+			? "ordering (other blocks: atomics, or __threadfence after the write)"
+			: "__syncthreads",
+		    f->launch + 1, kernel);
+		break;
+	case KF_RT_SAN_UNINIT:
+		snprintf(out, cap,
+			 "uninitialized_read at %s: %s %s %u bytes of %s, %s (launch %u, kernel '%s')", at,
+			 who, san_op_word(f->cur.op), f->cur.size, where, f->detail, f->launch + 1, kernel);
+		break;
+	case KF_RT_SAN_OOB:
+		snprintf(out, cap, "out_of_bounds at %s: %s %s %u bytes at %s (launch %u, kernel '%s')", at,
+			 who, san_op_word(f->cur.op), f->cur.size, where, f->launch + 1, kernel);
+		break;
+	default:
+		snprintf(out, cap, "undefined_behavior at %s: %s: %s (mask 0x%08x; launch %u, kernel '%s')",
+			 at, who, f->detail, f->mask, f->launch + 1, kernel);
+	}
+}
+
+/* One launch of case k under the sanitizer, in its own worker. Sets *found (and rep's verdict and
+ * detail, keeping `was` as the run's own verdict in the words) on a finding; a clean run marks the
+ * shape sanitized. Returns a harness error only. */
+static enum kf_status sanitize_case(struct vctx *c, const struct vshape *v, const struct kf_plan *p,
+				    const struct layout *L, size_t k, struct kf_shape_report *rep,
+				    const char *was, bool *found, struct kf_err *err)
+{
+	struct kf_compiled *m = san_module(c);
+	struct kf_session *s = NULL;
+	struct kf_step_result *r = NULL;
+	struct kf_step step;
+	struct kf_err e2 = KF_ERR_INIT;
+	uint64_t t0 = now_ns();
+	enum kf_status st;
+
+	*found = false;
+	if (!m)
+		return KF_OK;
+	/* program order: the happens-before checks need no shuffle, and the report is then the same for
+	 * every seed */
+	struct kf_worker_opts wo = c->wopts;
+	wo.shuffle_seed = 0;
+	st = kf_session_start(&wo, m, p, L->total, &s, &e2);
+	if (st) {
+		if (st == KF_ERR_NOMEM || st == KF_ERR_UNAVAILABLE) {
+			*err = e2;
+			return st;
+		}
+		pthread_mutex_lock(&c->san_mu);
+		snprintf(c->res->san_note, sizeof(c->res->san_note),
+			 "the sanitizer's worker did not start: %.200s", e2.msg);
+		pthread_mutex_unlock(&c->san_mu);
+		return KF_OK;
+	}
+	r = malloc(sizeof(*r));
+	if (!r) {
+		kf_session_end(s, NULL);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	for (size_t b = 0; b < c->t->n_tensors; b++)
+		if (L->in_off[k][b] >= 0)
+			memcpy(kf_session_arena(s) + L->in_off[k][b], v->in[k][b], v->n_bytes[b]);
+	/* every access is checked: give it more time than a plain launch */
+	step_init(&step, L, k, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT, 0,
+		  POISON_NAN, c->o->step_timeout_ms * 5);
+	st = kf_session_step(s, &step, r, &e2);
+	if (!st) {
+		char reached[400] = "";
+		__atomic_fetch_add(&c->res->san_accesses, r->san_accesses, __ATOMIC_RELAXED);
+		if (r->san.kind == KF_RT_SAN_WARP_UB && r->status == KF_OK) {
+			/* a shuffle took an undefined value (poison here): undefined behaviour when it
+			 * reached the output, a value the kernel discarded when the output is right */
+			struct outcome o;
+			check_step(c, v, p, L, kf_session_arena(s), k, &o);
+			if (o.verdict == KF_VERDICT_PASS)
+				r->san.kind = KF_RT_SAN_NONE;
+			else
+				snprintf(reached, sizeof(reached),
+					 "; the value reached the output (%s: %.300s)",
+					 kf_verdict_name(o.verdict), o.detail);
+		}
+		if (r->san.kind != KF_RT_SAN_NONE) {
+			struct kf_san_where w;
+			struct kf_err e3 = KF_ERR_INIT;
+			char msg[sizeof(rep->detail)];
+			if (kf_cpu_san_locate(m, c->cand_kf->path ? c->cand_kf->path : "kernel.cu", &r->san,
+					      &w, &e3))
+				memset(&w, 0, sizeof(w)); /* the finding stands without its line */
+			san_message(c, p, &r->san, &w, msg, sizeof(msg));
+			if (reached[0]) {
+				size_t ml = strlen(msg);
+				snprintf(msg + ml, sizeof(msg) - ml, "%s", reached);
+			}
+			rep->status = san_verdict(r->san.kind);
+			if (was && *was)
+				snprintf(rep->detail, sizeof(rep->detail), "%.420s (the plain run: %s)", msg,
+					 was);
+			else
+				snprintf(rep->detail, sizeof(rep->detail), "%s", msg);
+			rep->sanitized = true;
+			*found = true;
+		} else if (r->status == KF_OK) {
+			rep->sanitized = true;
+		} else {
+			pthread_mutex_lock(&c->san_mu);
+			snprintf(c->res->san_note, sizeof(c->res->san_note),
+				 "the sanitized run at one shape ended without a finding: %.200s", r->msg);
+			pthread_mutex_unlock(&c->san_mu);
+		}
+	}
+	free(r);
+	kf_session_end(s, NULL);
+	__atomic_fetch_add(&c->san_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	if (st) {
+		*err = e2;
+		return st;
+	}
+	return KF_OK;
+}
+
+/* After a shape's plain checks: a failure a sanitizer can explain (wrong or NaN output, a
+ * nondeterministic or stateful result, a crash or deadlock) is re-run under it at the failing case,
+ * and a finding becomes the verdict with its line; a pass at a covered shape gets a sanitized run. */
+static enum kf_status sanitize_shape(struct vctx *c, size_t si, const struct vshape *v,
+				     const struct kf_plan *p, const struct layout *L,
+				     struct kf_shape_report *rep, struct kf_err *err)
+{
+	bool explain = false, found;
+	switch (rep->status) {
+	case KF_VERDICT_WRONG_OUTPUT:
+	case KF_VERDICT_NAN_MISMATCH:
+	case KF_VERDICT_NONDETERMINISTIC:
+	case KF_VERDICT_STATEFUL:
+	case KF_VERDICT_OUT_OF_BOUNDS:
+	case KF_VERDICT_INPUT_MODIFIED:
+		explain = true;
+		break;
+	case KF_VERDICT_RUNTIME_ERROR:
+		/* a fault gets a line (the sanitizer stops before the access); a deadlock may be a bad mask
+		 */
+		explain = strstr(rep->detail, "SIGSEGV") || strstr(rep->detail, "SIGBUS") ||
+			  strstr(rep->detail, "deadlock");
+		break;
+	case KF_VERDICT_PASS:
+		if (!c->san_pick || !c->san_pick[si])
+			return KF_OK;
+		break;
+	default:
+		return KF_OK;
+	}
+	size_t k = 0;
+	if (explain)
+		for (size_t i = 0; i < v->n_cases; i++)
+			if (v->cases[i].seed == rep->case_seed)
+				k = i;
+	char was[sizeof(rep->detail)];
+	snprintf(was, sizeof(was), "%s: %.500s", kf_verdict_name(rep->status), rep->detail);
+	enum kf_status st = sanitize_case(c, v, p, L, k, rep, explain ? was : NULL, &found, err);
+	if (!st && found) {
+		/* the finding's case, so the reason names its inputs */
+		rep->dist = v->cases[k].dist;
+		rep->case_seed = v->cases[k].seed;
+	}
+	return st;
+}
+
 /* Checks the candidate at one shape. Returns a harness error, or KF_OK with rep->status set.
  * *skipped is set when the reference itself is not defined at an edge shape. */
 static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_shape *shape,
@@ -785,6 +1164,7 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 	enum kf_status st = KF_OK;
 	size_t n_steps, done_steps = 0;
 	char shape_txt[256];
+	bool laid_out = false;
 
 	*skipped = false;
 	memset(rep, 0, sizeof(*rep));
@@ -865,6 +1245,7 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 	}
 
 	make_layout(c, v, pc, L);
+	laid_out = true;
 	n_steps = make_schedule(v, ps, KF_ARRAY_SIZE(ps));
 	r = malloc(sizeof(*r));
 	oc = calloc(n_steps, sizeof(*oc));
@@ -964,6 +1345,8 @@ static enum kf_status check_shape(struct vctx *c, size_t si, const struct kf_sha
 out:
 	if (s)
 		kf_session_end(s, NULL);
+	if (!st && !*skipped && laid_out && san_wanted(c))
+		st = sanitize_shape(c, si, v, pc, L, rep, err);
 	free(r);
 	free(oc);
 	if (v) {
@@ -1145,13 +1528,30 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		return st;
 	}
 
+	if (c->cand_c) /* set on KF_OK */
+		snprintf(res->gpu_arch, sizeof(res->gpu_arch), "%s",
+			 c->cand_c->gpu_arch[0]                  ? c->cand_c->gpu_arch
+			 : c->cand_c->backend == KF_BACKEND_CUDA ? c->cand_c->arch
+								 : "");
 	st = kf_verify_shapes(t, !c->o->no_edge_shapes, c->o->timing_shapes, c->o->strict, res->seed, &shapes,
 			      &n_shapes, err);
 	if (st)
 		return st;
+	bool *san_pick = calloc(n_shapes ? n_shapes : 1, sizeof(bool));
+	if (!san_pick) {
+		free(shapes);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	if (san_wanted(c))
+		san_select(t, shapes, n_shapes, san_pick, res);
+	else if (c->o->backend == KF_BACKEND_CPU)
+		snprintf(res->san_note, sizeof(res->san_note), "the sanitizer pass was turned off");
+	c->san_pick = san_pick;
 	res->shapes = calloc(n_shapes ? n_shapes : 1, sizeof(*res->shapes));
 	if (!res->shapes) {
 		free(shapes);
+		free(san_pick);
+		c->san_pick = NULL;
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < t->n_public; i++) {
@@ -1174,6 +1574,8 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 			free(pool.reports);
 			free(pool.state);
 			free(shapes);
+			free(san_pick);
+			c->san_pick = NULL;
 			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		}
 		pthread_mutex_init(&pool.mu, NULL);
@@ -1199,6 +1601,8 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 				continue; /* skipped edge shape, or never taken after a failure */
 			res->shapes[res->n_shapes++] = *rep;
 			res->launches += rep->launches;
+			if (rep->sanitized)
+				res->san_shapes++;
 			n_checked++;
 			by_kind[shapes[i].kind]++;
 			if (c->o->verbose)
@@ -1219,14 +1623,25 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		free(pool.state);
 	}
 	free(shapes);
+	free(san_pick);
+	c->san_pick = NULL;
+	res->sanitizer = res->san_shapes > 0;
+	res->san_ms = (double)c->san_ns / 1e6;
 	if (st)
 		return st;
-	if (res->status == KF_VERDICT_PASS)
+	if (res->status == KF_VERDICT_PASS) {
+		char san[160] = "";
+		if (res->sanitizer)
+			snprintf(
+			    san, sizeof(san),
+			    "; cpu sanitizer (memcheck, initcheck, racecheck, warp UB) clean at %u of them",
+			    res->san_shapes);
 		result_reason(
 		    res, KF_VERDICT_PASS,
-		    "%zu shapes passed (%zu public, %zu hidden, %zu edge, %zu timing), %u launches checked",
+		    "%zu shapes passed (%zu public, %zu hidden, %zu edge, %zu timing), %u launches checked%s",
 		    n_checked, by_kind[KF_SHAPE_PUBLIC], by_kind[KF_SHAPE_HIDDEN], by_kind[KF_SHAPE_EDGE],
-		    by_kind[KF_SHAPE_TIMING], res->launches);
+		    by_kind[KF_SHAPE_TIMING], res->launches, san);
+	}
 	return KF_OK;
 }
 
@@ -1252,6 +1667,7 @@ static enum kf_status verify_run(const struct kf_task *t, const char *name, cons
 	c.res = calloc(1, sizeof(*c.res));
 	if (!c.res)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	pthread_mutex_init(&c.san_mu, NULL);
 	c.res->backend = o->backend;
 	c.res->seed = o->seed ? o->seed : secret_seed();
 	c.res->strict = o->strict;
@@ -1293,12 +1709,16 @@ static enum kf_status verify_run(const struct kf_task *t, const char *name, cons
 		goto fail;
 	c.res->elapsed_ms = (double)(now_ns() - t0) / 1e6;
 	c.res->parent_ms = (double)c.parent_ns / 1e6;
+	kf_compiled_free(c.cand_san);
+	pthread_mutex_destroy(&c.san_mu);
 	kf_compiled_free(c.ref_c);
 	kf_kfile_free(c.ref_kf);
 	kf_kfile_free(c.cand_kf);
 	*out = c.res;
 	return KF_OK;
 fail:
+	kf_compiled_free(c.cand_san);
+	pthread_mutex_destroy(&c.san_mu);
 	if (c.res->compiled != c.cand_c)
 		kf_compiled_free(c.cand_c);
 	kf_compiled_free(c.ref_c);

@@ -550,6 +550,10 @@ size_t kf_proto_result_encode(void *buf, size_t cap, const struct kf_step_result
 	put_str(w->msg, sizeof(w->msg), r->msg);
 	put_str(w->timing_source, sizeof(w->timing_source), r->timing_source);
 	memcpy(w->addr, r->addr, sizeof(w->addr));
+	w->san = r->san;
+	w->san.detail[sizeof(w->san.detail) - 1] = '\0';
+	w->san_accesses = r->san_accesses;
+	w->san_untracked_bytes = r->san_untracked_bytes;
 	memcpy(w->time_ns, r->time_ns, nt * sizeof(double));
 	return sizeof(*w);
 }
@@ -577,9 +581,19 @@ enum kf_status kf_proto_result_decode(const void *buf, size_t n, uint32_t reps, 
 		if (!isfinite(w->time_ns[i]) || w->time_ns[i] < 0)
 			return kf_err_set(err, KF_ERR_PARSE, "step result: time %u is %g ns", (unsigned)i,
 					  w->time_ns[i]);
+	if (w->san.kind >= KF_RT_SAN_KIND_COUNT || w->san.region >= KF_RT_SAN_REGION_COUNT)
+		return kf_err_set(err, KF_ERR_PARSE, "step result: sanitizer finding kind %u region %u",
+				  (unsigned)w->san.kind, (unsigned)w->san.region);
 	memset(r, 0, sizeof(*r));
 	r->status = (enum kf_status)w->status;
 	r->worker_dead = w->worker_dead != 0;
+	r->san = w->san;
+	r->san.detail[sizeof(r->san.detail) - 1] = '\0';
+	for (size_t i = 0; r->san.detail[i]; i++) /* outside text */
+		if ((unsigned char)r->san.detail[i] < 0x20 || (unsigned char)r->san.detail[i] >= 0x7f)
+			r->san.detail[i] = '?';
+	r->san_accesses = w->san_accesses;
+	r->san_untracked_bytes = w->san_untracked_bytes;
 	r->n_times = w->n_times;
 	r->kernels_seen = w->kernels_seen;
 	get_str(r->msg, sizeof(r->msg), w->msg, sizeof(w->msg));

@@ -144,6 +144,8 @@ struct kf_wire_result {
 	char msg[KF_PROTO_TEXT];
 	char timing_source[16];
 	uint64_t addr[KF_MAX_BUFFERS];
+	struct kf_rt_san_finding san;
+	uint64_t san_accesses, san_untracked_bytes;
 	double time_ns[KF_MAX_REPS];
 };
 
@@ -154,6 +156,8 @@ _Static_assert(sizeof(struct kf_wire_hello) == 16 + 8 + KF_PROTO_TEXT + 240, "he
 _Static_assert(sizeof(struct kf_wire_launch) == 168 + 24 * KF_PLAN_MAX_ARGS, "launch layout");
 _Static_assert(sizeof(struct kf_wire_setup) <= KF_PROTO_MSG_MAX, "setup fits a datagram");
 _Static_assert(sizeof(struct kf_wire_result) <= KF_PROTO_MSG_MAX, "result fits a datagram");
+_Static_assert(sizeof(struct kf_rt_san_access) == 64 && sizeof(struct kf_rt_san_finding) == 352,
+	       "sanitizer finding layout");
 
 /* ---- decoded forms --------------------------------------------------------------------------- */
 

@@ -47,10 +47,63 @@ static const char *const base_flags[] = {
 static const char *const opt_flags[] = {"-O2", "-g0"};
 static const char *const san_flags[] = {"-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"};
 
+/* The sanitizer build (kf_compile_opts.instrument): clang, because its -fsanitize-coverage=trace-loads,
+ * trace-stores calls the runtime (kf_san.h) before every load and store. -fsanitize=address with every
+ * AddressSanitizer check off stays for what it tells the optimiser: no speculative or widened loads, so
+ * the accesses checked are the source's; no vectorizers for the same reason; frame pointers for the
+ * callers of a finding; -O1 keeps the shim's small functions inlined into the kernel. */
+static const char *const inst_base_flags[] = {
+    "-std=c++17",
+    "-fPIC",
+    "-shared",
+    "-fvisibility=hidden",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-fno-strict-aliasing",
+    "-fno-math-errno",
+    "-pthread",
+    "-w",
+    "-ferror-limit=20",
+    "-DKF_SANITIZE=1",
+};
+static const char *const inst_flags[] = {
+    "-O1",
+    "-g",
+    "-gdwarf-4",
+    "-fno-omit-frame-pointer",
+    "-fno-vectorize",
+    "-fno-slp-vectorize",
+    "-fsanitize=address",
+    "-fsanitize-address-use-after-return=never",
+    "-mllvm",
+    "-asan-instrument-reads=0",
+    "-mllvm",
+    "-asan-instrument-writes=0",
+    "-mllvm",
+    "-asan-instrument-atomics=0",
+    "-mllvm",
+    "-asan-instrument-byval=0",
+    "-mllvm",
+    "-asan-stack=0",
+    "-mllvm",
+    "-asan-globals=0",
+    "-fsanitize-coverage=func,trace-loads,trace-stores",
+};
+/* the runtime itself is not instrumented */
+static const char *const inst_rt_flags[] = {"-O2", "-g", "-fno-omit-frame-pointer"};
+
+enum build_mode { MODE_PLAIN, MODE_ASAN, MODE_INSTRUMENT };
+
 static const char *cxx_path(void)
 {
 	const char *c = getenv("KFORGE_CXX");
 	return c && *c ? c : "g++";
+}
+
+static const char *san_cxx_path(void)
+{
+	const char *c = getenv("KFORGE_SAN_CXX");
+	return c && *c ? c : "clang++-14";
 }
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -77,16 +130,18 @@ static uint64_t shim_hash(void)
 	}
 	for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
 		h = fnv1a(h, base_flags[i], strlen(base_flags[i]) + 1);
+	for (size_t i = 0; i < KF_ARRAY_SIZE(inst_flags); i++)
+		h = fnv1a(h, inst_flags[i], strlen(inst_flags[i]) + 1);
 	int rev = KF_CPU_SHIM_REV;
 	return fnv1a(h, &rev, sizeof(rev));
 }
 
-static pthread_once_t id_once = PTHREAD_ONCE_INIT;
-static char id_buf[64];
+static pthread_once_t id_once = PTHREAD_ONCE_INIT, san_id_once = PTHREAD_ONCE_INIT;
+static char id_buf[64], san_id_buf[64];
 
-static void id_make(void)
+static void id_fill(const char *cxx, const char *ver_flag, char *buf, size_t cap)
 {
-	const char *argv[] = {cxx_path(), "-dumpfullversion", NULL};
+	const char *argv[] = {cxx, ver_flag, NULL};
 	struct kf_child_limits lim = {.timeout_ms = 10000, .cpu_s = 10, .no_network = true};
 	struct kf_buf out = KF_BUF_INIT(4096);
 	struct kf_child_result res;
@@ -101,14 +156,31 @@ static void id_make(void)
 	}
 	kf_buf_release(&out);
 	const char *base = strrchr(argv[0], '/');
-	snprintf(id_buf, sizeof(id_buf), "%.12s %.20s shim %08x", base ? base + 1 : argv[0], ver,
+	snprintf(buf, cap, "%.12s %.20s shim %08x", base ? base + 1 : argv[0], ver,
 		 (unsigned)(shim_hash() & 0xffffffffu));
+}
+
+static void id_make(void)
+{
+	id_fill(cxx_path(), "-dumpfullversion", id_buf, sizeof(id_buf));
+}
+
+static void san_id_make(void)
+{
+	id_fill(san_cxx_path(), "-dumpversion", san_id_buf,
+		sizeof(san_id_buf)); /* clang has no -dumpfullversion */
 }
 
 const char *kf_cpu_compiler_id(void)
 {
 	pthread_once(&id_once, id_make);
 	return id_buf;
+}
+
+const char *kf_cpu_san_compiler_id(void)
+{
+	pthread_once(&san_id_once, san_id_make);
+	return san_id_buf;
 }
 
 /* ---- the pre-pass ------------------------------------------------------------------------------ */
@@ -261,6 +333,129 @@ enum kf_status kf_cpu_names(struct kf_compiled *c, const char *const *exprs, siz
 	return KF_OK;
 }
 
+/* Brace scanner for dyn_smem_rewrite: walks src[*pos, end) skipping comments and literals and keeps a
+ * stack of open braces, each marked as a namespace's (namespace X {, extern "C" {) or not. */
+struct brace_state {
+	size_t pos;
+	int depth;
+	unsigned char ns[256]; /* 1: the brace at that depth opens a namespace or linkage block */
+};
+
+static bool brace_is_namespace(const char *s, size_t i)
+{
+	size_t j = i;
+	while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\n' || s[j - 1] == '\r'))
+		j--;
+	if (j > 0 && s[j - 1] == '"') /* extern "C" { */
+		return true;
+	size_t e = j;
+	while (j > 0 && (s[j - 1] == '_' || s[j - 1] == ':' || (s[j - 1] >= '0' && s[j - 1] <= '9') ||
+			 ((s[j - 1] | 32) >= 'a' && (s[j - 1] | 32) <= 'z')))
+		j--;
+	if (e - j == 9 && !memcmp(s + j, "namespace", 9)) /* namespace { */
+		return true;
+	while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\n' || s[j - 1] == '\r'))
+		j--;
+	return j >= 9 && !memcmp(s + j - 9, "namespace", 9) &&
+	       (j == 9 || !(s[j - 10] == '_' || ((s[j - 10] | 32) >= 'a' && (s[j - 10] | 32) <= 'z')));
+}
+
+/* Advances b to `to`; returns whether `to` is at namespace scope (every open brace a namespace's). */
+static bool brace_advance(struct brace_state *b, const char *s, size_t to)
+{
+	size_t i = b->pos;
+	while (i < to) {
+		char c = s[i];
+		if (c == '/' && i + 1 < to && s[i + 1] == '/') {
+			while (i < to && s[i] != '\n')
+				i++;
+		} else if (c == '/' && i + 1 < to && s[i + 1] == '*') {
+			i += 2;
+			while (i + 1 < to && !(s[i] == '*' && s[i + 1] == '/'))
+				i++;
+			i += 2;
+		} else if (c == '"' || c == '\'') {
+			i++;
+			while (i < to && s[i] != c && s[i] != '\n')
+				i += s[i] == '\\' ? 2 : 1;
+			i++;
+		} else {
+			if (c == '{') {
+				if (b->depth < (int)sizeof(b->ns))
+					b->ns[b->depth] = brace_is_namespace(s, i);
+				b->depth++;
+			} else if (c == '}' && b->depth > 0) {
+				b->depth--;
+			}
+			i++;
+		}
+	}
+	b->pos = i > to ? i : to;
+	for (int d = 0; d < b->depth && d < (int)sizeof(b->ns); d++)
+		if (!b->ns[d])
+			return false;
+	return true;
+}
+
+/* extern __shared__ T name[];  ->  the runtime's per-OS-thread dynamic shared memory (blocks run one at a
+ * time per OS thread), with no variable of its own in thread-local storage (which holds exactly the
+ * block's static shared memory, poisoned at every block start):
+ *  - at namespace scope, another name for the runtime's array: extern thread_local T name[]
+ *    __asm__("kf_dsmem") (g++ drops asm labels inside templates, which only block scope has);
+ *  - at block scope, a local pointer: T *const name = (decltype(name))kf_dyn_smem(). */
+static enum kf_status dyn_smem_rewrite(char **io, size_t *io_len, struct kf_err *err)
+{
+	static const char pat[] = "\\bextern\\s+((?:[\\w:<>,()]+\\s+)*?)__shared__\\s+([^;{}\\[\\]]*?)\\s*"
+				  "\\b([A-Za-z_]\\w*)\\s*\\[\\s*\\]\\s*;";
+	pcre2_code *re;
+	enum kf_status st = re_compile(pat, &re, err);
+	if (st != KF_OK)
+		return st;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	struct kf_buf out = KF_BUF_INIT(PREPASS_MAX);
+	struct brace_state *bs = calloc(1, sizeof(*bs));
+	const char *src = *io;
+	size_t len = *io_len, off = 0, copied = 0;
+	if (!md || !bs) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory in the pre-pass");
+		goto done;
+	}
+	while (off < len && pcre2_match(re, (PCRE2_SPTR)src, len, off, 0, md, NULL) > 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		bool ns_scope = brace_advance(bs, src, ov[0]);
+		int q = (int)(ov[3] - ov[2]), t = (int)(ov[5] - ov[4]), n = (int)(ov[7] - ov[6]);
+		const char *qs = src + ov[2], *ts = src + ov[4], *nm = src + ov[6];
+		enum kf_status a = kf_buf_add(&out, src + copied, ov[0] - copied);
+		if (ns_scope)
+			a |= kf_buf_addf(&out, "extern thread_local %.*s%.*s %.*s[] __asm__(\"kf_dsmem\");",
+					 q, qs, t, ts, n, nm);
+		else
+			a |= kf_buf_addf(&out, "%.*s%.*s *const %.*s = (decltype(%.*s))kf_dyn_smem();", q, qs,
+					 t, ts, n, nm, n, nm);
+		if (a != KF_OK) {
+			st = kf_err_set(err, KF_ERR_LIMIT, "pre-pass output too large");
+			goto done;
+		}
+		copied = ov[1];
+		off = ov[1] > off ? ov[1] : off + 1;
+	}
+	if (kf_buf_add(&out, src + copied, len - copied) != KF_OK) {
+		st = kf_err_set(err, KF_ERR_LIMIT, "pre-pass output too large");
+		goto done;
+	}
+	free(*io);
+	*io_len = out.len;
+	*io = kf_buf_detach(&out, NULL);
+	if (!*io)
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory in the pre-pass");
+done:
+	kf_buf_release(&out);
+	free(bs);
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return st;
+}
+
 enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, struct kf_err *err)
 {
 	if (!k || !k->source)
@@ -269,13 +464,7 @@ enum kf_status kf_cpu_prepass(const struct kf_kfile *k, struct kf_buf *out, stru
 	char *src = kf_strndup(k->source, len);
 	if (!src)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory in the pre-pass");
-	enum kf_status st;
-	/* extern __shared__ T name[];  ->  a per-OS-thread pointer to the block's dynamic shared memory
-	 * (fixed per OS thread, so a thread_local initialised once is right at file and block scope). */
-	st = re_subst(
-	    "\\bextern\\s+((?:[\\w:<>,()]+\\s+)*?)__shared__\\s+([^;{}\\[\\]]*?)\\s*\\b([A-Za-z_]\\w*)"
-	    "\\s*\\[\\s*\\]\\s*;",
-	    "thread_local $1$2 *const $3 = (decltype($3))kf_dyn_smem();", &src, &len, err);
+	enum kf_status st = dyn_smem_rewrite(&src, &len, err);
 	/* __noinline__ as a macro would break __attribute__((__noinline__)) in system headers */
 	if (st == KF_OK)
 		st = re_subst("(?<!\\(\\()\\b__noinline__\\b", "__attribute__((noinline))", &src, &len, err);
@@ -446,12 +635,14 @@ static enum kf_status shim_write(const char *work, char *dir, size_t dir_len, st
 
 /* ---- the toolchain a compile child may run ---------------------------------------------------- */
 
-#define MAX_TOOLS 10
+#define MAX_TOOLS 16
 
 static struct {
 	size_t n;
 	char path[MAX_TOOLS][PATH_MAX];
-	char prefix[PATH_MAX]; /* the compiler's installation prefix (/usr for the system g++) */
+	/* the compilers' installation prefixes (/usr for the system g++): the plain build's, the
+	 * sanitizer build's (clang) */
+	char prefix[2][PATH_MAX];
 } tools;
 static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
 
@@ -485,16 +676,17 @@ static void tool_add(const char *path)
 	}
 }
 
-/* The compiler driver, the programs it runs (asked of the driver itself) and the dynamic loader: the
- * only files a compile child may execute. */
-static void find_tools(void)
+/* One compiler driver, the programs it runs (asked of the driver itself) and its installation prefix. */
+static void tools_of(const char *cxx, char *prefix)
 {
 	static const char *const progs[] = {"cc1plus", "cc1", "as", "ld", "collect2", "lto-wrapper"};
 	char drv[PATH_MAX];
-	tool_add(cxx_path());
+	if (!resolve_program(cxx, drv))
+		return;
+	tool_add(cxx);
 	for (size_t i = 0; i < KF_ARRAY_SIZE(progs); i++) {
 		char opt[64];
-		const char *argv[] = {cxx_path(), opt, NULL};
+		const char *argv[] = {cxx, opt, NULL};
 		struct kf_child_limits lim = {.timeout_ms = 10000, .cpu_s = 10};
 		struct kf_buf out = KF_BUF_INIT(PATH_MAX);
 		struct kf_child_result res;
@@ -508,19 +700,25 @@ static void find_tools(void)
 		}
 		kf_buf_release(&out);
 	}
-	tool_add("/lib64/ld-linux-x86-64.so.2");
-	tool_add("/lib/ld-linux-aarch64.so.1");
-	if (resolve_program(cxx_path(), drv)) {
-		char *s = strrchr(drv, '/');
-		if (s) {
+	char *s = strrchr(drv, '/');
+	if (s) {
+		*s = '\0';
+		s = strrchr(drv, '/');
+		if (s && s != drv) {
 			*s = '\0';
-			s = strrchr(drv, '/');
-			if (s && s != drv) {
-				*s = '\0';
-				snprintf(tools.prefix, sizeof(tools.prefix), "%s", drv);
-			}
+			snprintf(prefix, PATH_MAX, "%s", drv);
 		}
 	}
+}
+
+/* The compilers (the plain build's and the sanitizer build's), the programs they run and the dynamic
+ * loader: the only files a compile child may execute. */
+static void find_tools(void)
+{
+	tools_of(cxx_path(), tools.prefix[0]);
+	tools_of(san_cxx_path(), tools.prefix[1]);
+	tool_add("/lib64/ld-linux-x86-64.so.2");
+	tool_add("/lib/ld-linux-aarch64.so.1");
 }
 
 /* The jail of one host-compiler run: read the compiler's trees and the system headers, execute the
@@ -536,11 +734,12 @@ static void toolchain_jail(struct kf_jail *j, const char *work)
 	kf_jail_init(j, KF_JAIL_TOOLCHAIN);
 	for (size_t i = 0; i < KF_ARRAY_SIZE(trees); i++)
 		kf_jail_rule(j, trees[i], KF_FS_READ);
-	if (tools.prefix[0] && strcmp(tools.prefix, "/usr"))
-		for (size_t i = 0; i < KF_ARRAY_SIZE(sub); i++) {
-			snprintf(buf, sizeof(buf), "%s/%s", tools.prefix, sub[i]);
-			kf_jail_rule(j, buf, KF_FS_READ);
-		}
+	for (size_t p = 0; p < KF_ARRAY_SIZE(tools.prefix); p++)
+		if (tools.prefix[p][0] && strcmp(tools.prefix[p], "/usr"))
+			for (size_t i = 0; i < KF_ARRAY_SIZE(sub); i++) {
+				snprintf(buf, sizeof(buf), "%s/%s", tools.prefix[p], sub[i]);
+				kf_jail_rule(j, buf, KF_FS_READ);
+			}
 	for (size_t i = 0; i < tools.n; i++)
 		kf_jail_rule(j, tools.path[i], KF_FS_READ | KF_FS_EXEC);
 	kf_jail_rule(j, work, KF_FS_READ | KF_FS_WRITE);
@@ -558,19 +757,32 @@ static void toolchain_jail(struct kf_jail *j, const char *work)
 	kf_jail_cgroup(j, KF_COMPILE_AS_BYTES, CXX_NPROC);
 }
 
-/* argv for one compiler run: the common flags, the mode's flags, the shim include path, then tail. */
-static size_t cxx_argv(const char **argv, bool san, const char *inc, const char *const *tail)
+/* argv for one compiler run: the mode's compiler, common flags and own flags (the runtime's, when rt:
+ * it is never instrumented), the shim include path, then tail. */
+static size_t cxx_argv(const char **argv, enum build_mode mode, bool rt, const char *inc,
+		       const char *const *tail)
 {
 	size_t n = 0;
-	argv[n++] = cxx_path();
-	for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
-		argv[n++] = base_flags[i];
-	if (san)
-		for (size_t i = 0; i < KF_ARRAY_SIZE(san_flags); i++)
-			argv[n++] = san_flags[i];
-	else
-		for (size_t i = 0; i < KF_ARRAY_SIZE(opt_flags); i++)
-			argv[n++] = opt_flags[i];
+	argv[n++] = mode == MODE_INSTRUMENT ? san_cxx_path() : cxx_path();
+	if (mode == MODE_INSTRUMENT) {
+		for (size_t i = 0; i < KF_ARRAY_SIZE(inst_base_flags); i++)
+			argv[n++] = inst_base_flags[i];
+		if (rt)
+			for (size_t i = 0; i < KF_ARRAY_SIZE(inst_rt_flags); i++)
+				argv[n++] = inst_rt_flags[i];
+		else
+			for (size_t i = 0; i < KF_ARRAY_SIZE(inst_flags); i++)
+				argv[n++] = inst_flags[i];
+	} else {
+		for (size_t i = 0; i < KF_ARRAY_SIZE(base_flags); i++)
+			argv[n++] = base_flags[i];
+		if (mode == MODE_ASAN)
+			for (size_t i = 0; i < KF_ARRAY_SIZE(san_flags); i++)
+				argv[n++] = san_flags[i];
+		else
+			for (size_t i = 0; i < KF_ARRAY_SIZE(opt_flags); i++)
+				argv[n++] = opt_flags[i];
+	}
 	argv[n++] = inc;
 	for (; *tail; tail++)
 		argv[n++] = *tail;
@@ -617,15 +829,17 @@ static enum kf_status run_cxx(const char *const *argv, const char *work, int tim
 
 /* The fiber runtime as an object file, built once per shim version and mode (about half of a kernel's
  * compile time otherwise), kept in the cache as a sealed blob and copied into WORK/rt.o. */
-static enum kf_status runtime_object(const char *cache, const char *work, const char *inc, bool san,
-				     int timeout_ms, struct kf_err *err)
+static enum kf_status runtime_object(const char *cache, const char *work, const char *inc,
+				     enum build_mode mode, int timeout_ms, struct kf_err *err)
 {
 	char name[96], src[4300], obj[4300];
 	struct kf_buf o = KF_BUF_INIT(RT_OBJECT_MAX);
 	enum kf_status st;
 
 	snprintf(name, sizeof(name), "cpu-rt-%016llx-%s.blob", (unsigned long long)shim_hash(),
-		 san ? "asan" : "opt");
+		 mode == MODE_ASAN         ? "asan"
+		 : mode == MODE_INSTRUMENT ? "san"
+					   : "opt");
 	snprintf(obj, sizeof(obj), "%s/rt.o", work);
 	if (cache[0] && kf_cache_blob_load(cache, name, &o)) {
 		st = write_plain(obj, o.data, o.len, err);
@@ -637,8 +851,8 @@ static enum kf_status runtime_object(const char *cache, const char *work, const 
 	if ((st = write_plain(src, text, sizeof(text) - 1, err)) != KF_OK)
 		return st;
 	static const char *const tail[] = {"-c", "-o", "rt.o", "rt.cpp", NULL};
-	const char *argv[40];
-	cxx_argv(argv, san, inc, tail);
+	const char *argv[64];
+	cxx_argv(argv, mode, true, inc, tail);
 	struct kf_buf log = KF_BUF_INIT(8192);
 	struct kf_child_result res;
 	st = run_cxx(argv, work, timeout_ms, &log, &res, err);
@@ -692,9 +906,11 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 		return st;
 	}
 
-	bool san = opts && opts->sanitize;
+	enum build_mode mode = opts && opts->instrument ? MODE_INSTRUMENT
+			       : opts && opts->sanitize ? MODE_ASAN
+							: MODE_PLAIN;
 	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : KF_COMPILE_DEFAULT_TIMEOUT_MS;
-	if ((st = runtime_object(cache, work, inc, san, timeout_ms, err)) != KF_OK) {
+	if ((st = runtime_object(cache, work, inc, mode, timeout_ms, err)) != KF_OK) {
 		rm_workdir(work);
 		return st;
 	}
@@ -706,8 +922,8 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	snprintf(arch_def, sizeof(arch_def), "-D__CUDA_ARCH__=%d", arch_num * 10);
 	snprintf(list_def, sizeof(list_def), "-D__CUDA_ARCH_LIST__=%d", arch_num * 10);
 	const char *tail[] = {arch_def, list_def, "-o", "kernel.so", "kernel.cpp", "rt.o", NULL};
-	const char *argv[40];
-	cxx_argv(argv, san, inc, tail);
+	const char *argv[64];
+	cxx_argv(argv, mode, false, inc, tail);
 	struct kf_buf log = KF_BUF_INIT(KF_COMPILE_LOG_MAX);
 	struct kf_child_result res;
 	double t0 = kf_now_ms();
@@ -732,7 +948,8 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	}
 	c->backend = KF_BACKEND_CPU;
 	snprintf(c->arch, sizeof(c->arch), "host");
-	snprintf(c->compiler, sizeof(c->compiler), "%s", kf_cpu_compiler_id());
+	snprintf(c->compiler, sizeof(c->compiler), "%s",
+		 mode == MODE_INSTRUMENT ? kf_cpu_san_compiler_id() : kf_cpu_compiler_id());
 	c->wall_ms = wall;
 	c->log = kf_buf_detach(&log, NULL);
 	if (!c->log) {

@@ -18,6 +18,8 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 /* "g++ 12.2.0 shim <hash>": the compiler version and a hash of the shim headers and compile flags;
  * part of the compile cache key. Lives for the process. */
 const char *kf_cpu_compiler_id(void);
+/* The same for the sanitizer build ("clang++-14 14.0.6 shim <hash>"; $KFORGE_SAN_CXX overrides). */
+const char *kf_cpu_san_compiler_id(void);
 
 /* The entry symbol (after KF_RT_ENTRY_PREFIX) of a template name expression on the cpu backend:
  * "kf_t_" and 24 hex digits of its SHA-256 (the expression's characters are not all identifier ones). */

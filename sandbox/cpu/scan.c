@@ -141,27 +141,31 @@ static const struct host_lib host_libs[] = {
     {"pybind11/", "pybind11 (host C++)"},
 };
 
+static const char *const host_include_re[] = {"^[ \t]*#[ \t]*include[ \t]*[<\"][ \t]*([^>\"\n]+)[>\"]"};
+static const uint32_t host_include_opts[] = {PCRE2_MULTILINE};
+static pcre2_code *host_include_code[1];
+static struct kf_regex_table host_include_table =
+    KF_REGEX_TABLE("host header pattern", 1, host_include_re, sizeof(char *), host_include_opts, 0, false, 0,
+		   0, host_include_code);
+
 enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err)
 {
-	static const char pat[] = "^[ \t]*#[ \t]*include[ \t]*[<\"][ \t]*([^>\"\n]+)[>\"]";
 	if (!k || !k->source)
 		return kf_err_set(err, KF_ERR_INVALID, "no kernel source to scan");
-	char *text = blank_comments(k->source, k->source_len);
+	enum kf_status st = kf_regex_table_ready(&host_include_table, err);
+	if (st)
+		return st;
+	char *text = kf_lex_blank(k->source, k->source_len, KF_LEX_KEEP_CODE);
 	if (!text)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning '%s'",
 				  k->path ? k->path : "kernel");
-	int ec;
-	PCRE2_SIZE eo;
-	enum kf_status st = KF_OK;
-	pcre2_code *re =
-	    pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &ec, &eo, NULL);
-	pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
-	if (!re || !md) {
-		st = kf_err_set(err, re ? KF_ERR_NOMEM : KF_ERR_INTERNAL, "host-header scan pattern");
+	pcre2_match_data *md = pcre2_match_data_create(2, NULL);
+	if (!md) {
+		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory scanning");
 		goto out;
 	}
 	for (PCRE2_SIZE off = 0; off < k->source_len;) {
-		if (pcre2_match(re, (PCRE2_SPTR)text, k->source_len, off, 0, md, NULL) <= 0)
+		if (kf_regex_table_match(&host_include_table, 0, text, k->source_len, off, md) <= 0)
 			break;
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		const char *h = text + ov[2];
@@ -187,7 +191,6 @@ enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err
 	}
 out:
 	pcre2_match_data_free(md);
-	pcre2_code_free(re);
 	free(text);
 	return st;
 }

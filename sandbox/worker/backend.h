@@ -18,8 +18,20 @@ struct kf_be_launch {
 	uint64_t buffer_mask; /* bit a: argument a is a buffer (its cell gets a device address per step) */
 };
 
+/* One plan buffer as a step lays it out: [lo, data) front guard, [data, data + n_bytes) data,
+ * [data + n_bytes, hi) padding and rear guard. */
+struct kf_be_buffer {
+	uint64_t data, n_bytes;
+	uint64_t lo, hi;
+	enum kf_role role;
+	bool is_scratch;
+};
+
 struct kf_be_run_stats {
-	double time_ns;        /* kernel time of the whole plan for this run */
+	struct kf_rt_san_finding *san; /* in: where an instrumented module's finding goes (may be NULL) */
+	uint32_t launch_base;          /* in: the plan index of launches[0] (the finding names its launch) */
+	uint64_t san_accesses, san_untracked_bytes; /* out: that module's counts for the run */
+	double time_ns;                             /* kernel time of the whole plan for this run */
 	uint32_t kernels_seen; /* kernels the device recorded for this run (0 when not known) */
 	char timing_source[16];
 };
@@ -56,6 +68,12 @@ struct kf_backend_ops {
 	 * cells are filled per step. KF_ERR_UNAVAILABLE with the reason when a library is missing or
 	 * refuses the problem. NULL: the backend runs no library calls (the engine says so). */
 	enum kf_status (*prepare)(const struct kf_be_launch *launches, size_t n, char *msg, size_t msg_len);
+
+	/* Called once per step, after the buffers are poisoned and filled and before the runs: the step's
+	 * buffers and its poison pattern (cpu: every block's shared memory starts with that pattern; an
+	 * instrumented module checks accesses against the buffers' exact bounds). May be NULL. */
+	enum kf_status (*begin_step)(const struct kf_be_buffer *bufs, size_t n, uint32_t poison, char *msg,
+				     size_t msg_len);
 
 	/* Evicts caches before a timed run (cuda: write >= 2x L2). May be NULL. */
 	enum kf_status (*flush_l2)(char *msg, size_t msg_len);

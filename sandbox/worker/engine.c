@@ -260,9 +260,11 @@ static enum kf_status run_plan(struct kf_wk *wk, const struct kf_wk_slot *sl, bo
 			       struct kf_be_run_stats *stats, bool *fatal, char *msg, size_t msg_len)
 {
 	const struct kf_proto_setup *s = &wk->setup;
+	struct kf_rt_san_finding *san = stats->san;
 	uint32_t l = 0;
 
 	memset(stats, 0, sizeof(*stats));
+	stats->san = san;
 	while (l < s->n_launches) {
 		struct kf_be_run_stats part;
 		uint32_t end = l + 1;
@@ -284,7 +286,11 @@ static enum kf_status run_plan(struct kf_wk *wk, const struct kf_wk_slot *sl, bo
 		while (end < s->n_launches && !zero_before(s, end))
 			end++;
 		memset(&part, 0, sizeof(part));
+		part.san = san;
+		part.launch_base = l;
 		st = wk->ops->run(&wk->launches[l], end - l, want_time, &part, fatal, msg, msg_len);
+		stats->san_accesses += part.san_accesses;
+		stats->san_untracked_bytes = part.san_untracked_bytes;
 		if (st)
 			return st;
 		stats->time_ns += part.time_ns;
@@ -358,11 +364,29 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 			if (s->launches[l].args[a].kind == KF_PARG_BUFFER)
 				wk->argval[l][a] = sl->base[s->launches[l].args[a].buffer] + G;
 
+	if (wk->ops->begin_step) {
+		struct kf_be_buffer bb[KF_MAX_BUFFERS];
+		for (uint32_t i = 0; i < s->n_buffers; i++) {
+			bb[i].lo = sl->base[i];
+			bb[i].data = sl->base[i] + G;
+			bb[i].n_bytes = s->buffers[i].n_bytes;
+			bb[i].hi = sl->base[i] + alloc_bytes(s->buffers[i].n_bytes);
+			bb[i].role = s->buffers[i].role;
+			bb[i].is_scratch = s->buffers[i].is_scratch;
+		}
+		st = wk->ops->begin_step(bb, s->n_buffers, (stp->flags & KF_STEP_POISON) ? stp->poison : 0,
+					 msg, sizeof(msg));
+		if (st) {
+			fail(res, st, "cannot prepare the run", msg);
+			return;
+		}
+	}
 	if (running)
 		running(ctx);
 	for (uint32_t rep = 0; rep < stp->reps; rep++) {
 		struct kf_be_run_stats stats;
 		memset(&stats, 0, sizeof(stats));
+		stats.san = &res->san;
 		if ((stp->flags & KF_STEP_FLUSH_L2) && wk->ops->flush_l2) {
 			st = wk->ops->flush_l2(msg, sizeof(msg));
 			if (st) {
@@ -372,6 +396,8 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 		}
 		msg[0] = '\0';
 		st = run_plan(wk, sl, (stp->flags & KF_STEP_TIME) != 0, &stats, &fatal, msg, sizeof(msg));
+		res->san_accesses += stats.san_accesses;
+		res->san_untracked_bytes = stats.san_untracked_bytes;
 		if (st) {
 			res->status = st;
 			snprintf(res->msg, sizeof(res->msg), "%s", msg[0] ? msg : kf_status_name(st));

@@ -458,8 +458,9 @@ static __inline__ float kf_bf2f_bits(unsigned short b)
 	}                                                                                                    \
 	static __inline__ H atomicAdd(H *p, H v)                                                             \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(p);                                                                            \
 		unsigned short *u = (unsigned short *)p;                                                     \
-		unsigned short o = __atomic_load_n(u, __ATOMIC_RELAXED), n;                                  \
+		unsigned short o = KF_ATOMIC_PEEK(u), n;                                                     \
 		H of;                                                                                        \
 		do {                                                                                         \
 			of.__x = o;                                                                          \
@@ -469,8 +470,9 @@ static __inline__ float kf_bf2f_bits(unsigned short b)
 	}                                                                                                    \
 	static __inline__ H2 atomicAdd(H2 *p, H2 v)                                                          \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(p);                                                                            \
 		uint32_t *u = (uint32_t *)p;                                                                 \
-		uint32_t o = __atomic_load_n(u, __ATOMIC_RELAXED), n;                                        \
+		uint32_t o = KF_ATOMIC_PEEK(u), n;                                                           \
 		H2 of, nf;                                                                                   \
 		do {                                                                                         \
 			memcpy(&of, &o, 4);                                                                  \

@@ -6,6 +6,7 @@
 #define KF_RUNTIME_H
 
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <sys/mman.h>
@@ -19,9 +20,12 @@ extern "C" void __sanitizer_finish_switch_fiber(void *fake_stack_save, const voi
 #endif
 
 #define KF_HIDDEN __attribute__((visibility("hidden")))
+/* The runtime's own variables live in one section, so the sanitizer can tell them from the kernel's
+ * __device__ globals (an access to them from kernel code is out of bounds). */
+#define KF_RT_STATE __attribute__((section("kf_rt_state")))
 
-extern "C" KF_HIDDEN uintptr_t kf_rt_stack_mask = ~(uintptr_t)(65536 - 1);
-extern "C" KF_HIDDEN unsigned kf_rt_stack_shift = 16;
+extern "C" KF_HIDDEN KF_RT_STATE uintptr_t kf_rt_stack_mask = ~(uintptr_t)(65536 - 1);
+extern "C" KF_HIDDEN KF_RT_STATE unsigned kf_rt_stack_shift = 16;
 
 /* kf_rt_switch(save, to): saves the callee-saved registers on the current stack, stores the stack
  * pointer in *save, loads `to` and restores the registers saved there. kf_rt_boot is where a fresh
@@ -61,22 +65,122 @@ struct kf_block {
 	const void *sched_bottom; /* AddressSanitizer: the OS thread's own stack */
 	size_t sched_size;
 	void *sched_fake;
+	/* This OS thread's static shared memory: the module's thread-local storage but the runtime's own
+	 * variables (kf_shared_find), up to three pieces; n_shared < 0 until looked up. */
+	int n_shared;
+	unsigned char *shared_lo[3], *shared_hi[3];
+	unsigned char *tls_lo; /* the module's TLS block on this thread */
+	uint32_t smem_bytes;   /* dynamic shared memory of the current launch */
 };
 
-static size_t kf_cfg_stack = 65536;
-static uint64_t kf_cfg_seed;
-static int kf_cfg_threads;
-static kf_rt_spawn_fn kf_cfg_spawn;
-static void *kf_cfg_spawn_ctx;
+static KF_RT_STATE size_t kf_cfg_stack = 65536;
+static KF_RT_STATE uint64_t kf_cfg_seed;
+static KF_RT_STATE int kf_cfg_threads;
+static KF_RT_STATE kf_rt_spawn_fn kf_cfg_spawn;
+static KF_RT_STATE void *kf_cfg_spawn_ctx;
 
-/* Dynamic shared memory: one fixed buffer per OS thread, so `thread_local T *const s = kf_dyn_smem()`
- * (what the pre-pass makes of `extern __shared__ T s[];`) stays right for every block on that thread. */
-static thread_local __attribute__((aligned(256))) unsigned char kf_dsmem[KF_RT_DSMEM_MAX];
+static KF_RT_STATE uint32_t kf_cfg_poison; /* 0: shared memory is not poisoned (kf_rt_set_poison) */
+
+/* Dynamic shared memory: one fixed buffer per OS thread, so what the pre-pass makes of
+ * `extern __shared__ T s[];` (another name for kf_dsmem at file scope, `T *const s = kf_dyn_smem()` in a
+ * function) stays right for every block on that thread. */
+extern "C" {
+KF_HIDDEN thread_local __attribute__((aligned(256))) unsigned char kf_dsmem[KF_RT_DSMEM_MAX];
+}
 static thread_local struct kf_block *kf_tls_blk;
 
 extern "C" KF_HIDDEN void *kf_dyn_smem(void)
 {
 	return kf_dsmem;
+}
+
+/* ---- shared memory poison ---------------------------------------------------------------------- */
+/* Static __shared__ variables are the module's thread-local variables (the shim makes them
+ * thread_local, and the pre-pass leaves no other thread-local variable in the kernel's code); the runtime
+ * adds kf_dsmem and kf_tls_blk. So this thread's static shared memory is the module's TLS block minus
+ * those two, found once per OS thread from the program headers. */
+struct kf_tls_query {
+	uintptr_t probe; /* an address inside this module's code */
+	unsigned char *tls;
+	size_t tls_bytes;
+};
+
+static int kf_tls_cb(struct dl_phdr_info *info, size_t, void *arg)
+{
+	struct kf_tls_query *q = (struct kf_tls_query *)arg;
+	bool mine = false;
+	const ElfW(Phdr) *tls = 0;
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && q->probe >= info->dlpi_addr + ph->p_vaddr &&
+		    q->probe < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			mine = true;
+		if (ph->p_type == PT_TLS)
+			tls = ph;
+	}
+	if (!mine)
+		return 0;
+	if (tls && info->dlpi_tls_data) {
+		q->tls = (unsigned char *)info->dlpi_tls_data;
+		q->tls_bytes = tls->p_memsz;
+	}
+	return 1;
+}
+
+static void kf_shared_find(struct kf_block *b)
+{
+	struct kf_tls_query q = {(uintptr_t)&kf_rt_switch, 0, 0};
+	b->n_shared = 0;
+	/* a first access allocates this thread's TLS block of the module (dlpi_tls_data is NULL before) */
+	*(volatile unsigned char *)kf_dsmem = *(volatile unsigned char *)kf_dsmem;
+	dl_iterate_phdr(kf_tls_cb, &q);
+	if (!q.tls)
+		return;
+	b->tls_lo = q.tls;
+	/* the segment minus the runtime's own two variables, in address order */
+	unsigned char *cut_lo[2] = {kf_dsmem, (unsigned char *)&kf_tls_blk};
+	unsigned char *cut_hi[2] = {kf_dsmem + sizeof(kf_dsmem), (unsigned char *)(&kf_tls_blk + 1)};
+	if (cut_lo[1] < cut_lo[0]) {
+		unsigned char *t = cut_lo[0];
+		cut_lo[0] = cut_lo[1];
+		cut_lo[1] = t;
+		t = cut_hi[0];
+		cut_hi[0] = cut_hi[1];
+		cut_hi[1] = t;
+	}
+	unsigned char *at = q.tls, *end = q.tls + q.tls_bytes;
+	for (int i = 0; i <= 2; i++) {
+		unsigned char *stop = i < 2 ? cut_lo[i] : end;
+		if (stop > end)
+			stop = end;
+		if (stop > at) {
+			b->shared_lo[b->n_shared] = at;
+			b->shared_hi[b->n_shared] = stop;
+			b->n_shared++;
+		}
+		if (i < 2 && cut_hi[i] > at)
+			at = cut_hi[i];
+	}
+}
+
+/* Byte k of [lo, hi) gets byte k % 4 (little-endian) of the pattern, counted from base. */
+static void kf_fill(unsigned char *lo, unsigned char *hi, const unsigned char *base, uint32_t pat)
+{
+	for (unsigned char *p = lo; p < hi; p++)
+		*p = (unsigned char)(pat >> (8 * ((size_t)(p - base) & 3)));
+}
+
+/* What a block finds in its shared memory: the run's poison, as outputs and scratch get it, so a read
+ * before any write in the block gives a different result under the two poison patterns. */
+static void kf_shared_poison(struct kf_block *b)
+{
+	if (!kf_cfg_poison)
+		return;
+	if (b->n_shared < 0)
+		kf_shared_find(b);
+	for (int i = 0; i < b->n_shared; i++)
+		kf_fill(b->shared_lo[i], b->shared_hi[i], b->shared_lo[0], kf_cfg_poison);
+	kf_fill(kf_dsmem, kf_dsmem + b->smem_bytes, kf_dsmem, kf_cfg_poison);
 }
 
 static inline void kf_to_fiber(struct kf_block *b, struct kf_fiber *f)
@@ -104,12 +208,20 @@ static inline void kf_to_sched(struct kf_fiber *f, bool exiting)
 #endif
 }
 
+#ifdef KF_SANITIZE
+#include "kf_san.h"
+#define KF_SAN(x) x
+#else
+#define KF_SAN(x) ((void)0)
+#endif
+
 extern "C" void kf_rt_fiber_main(struct kf_fiber *f)
 {
 #ifdef __SANITIZE_ADDRESS__
 	__sanitizer_finish_switch_fiber(0, &f->blk->sched_bottom, &f->blk->sched_size);
 #endif
 	f->blk->entry(f->blk->args);
+	KF_SAN(kf_san_yield(f));
 	f->state = KF_F_EXIT;
 	kf_to_sched(f, true);
 	__builtin_trap(); /* an exited fiber is never resumed: the next block re-initializes its stack */
@@ -118,6 +230,7 @@ extern "C" void kf_rt_fiber_main(struct kf_fiber *f)
 extern "C" int kf_rt_barrier(int pred)
 {
 	struct kf_fiber *f = kf_self();
+	KF_SAN(kf_san_yield(f));
 	f->bar_pred = pred;
 	f->state = KF_F_BAR;
 	kf_to_sched(f, false);
@@ -127,6 +240,9 @@ extern "C" int kf_rt_barrier(int pred)
 extern "C" uint64_t kf_rt_warp(int op, unsigned mask, uint64_t val, int arg, int width)
 {
 	struct kf_fiber *f = kf_self();
+	f->wpc = __builtin_return_address(0);
+	KF_SAN(kf_san_yield(f));
+	KF_SAN(kf_san_collective(f, op, mask, (uintptr_t)f->wpc));
 	f->wop = op;
 	f->wmask = mask;
 	f->wval = val;
@@ -241,8 +357,8 @@ static unsigned kf_src_lane(const struct kf_fiber *f)
 	return lane;
 }
 
-/* Completes the collective of the lanes in `grp` (bit = lane) of warp w (fibers wf[0..32)). */
-static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
+/* Completes the collective of the lanes in `grp` (bit = lane) of warp w (fibers wf[0..nl)). */
+static void kf_warp_complete(struct kf_fiber **wf, unsigned nl, unsigned grp)
 {
 	struct kf_fiber *first = 0;
 	uint64_t acc = 0;
@@ -281,9 +397,18 @@ static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
 		case KF_W_DOWN:
 		case KF_W_XOR:
 			s = kf_src_lane(f);
-			/* a source lane outside the group (exited, or not in the mask) gives the caller's own
-			 * value */
-			f->wres = (s < 32 && (grp >> s & 1)) ? wf[s]->wval : f->wval;
+			/* A source lane past the segment gives the caller's own value (as on the GPU); one
+			 * inside it that is not in the group (exited, or not taking part) gives an undefined
+			 * value on the GPU: here the run's poison, so a kernel that uses it fails the
+			 * determinism check (and the sanitizer notes where it came from). */
+			if (s < 32 && (grp >> s & 1))
+				f->wres = wf[s]->wval;
+			else if (s == f->lane || !kf_cfg_poison)
+				f->wres = f->wval;
+			else
+				f->wres = (uint64_t)kf_cfg_poison << 32 | kf_cfg_poison;
+			KF_SAN(if (s != f->lane && !(s < 32 && (grp >> s & 1)))
+				   kf_san_shfl_ub(f, s, s >= nl || wf[s]->state == KF_F_EXIT));
 			break;
 		case KF_W_BALLOT:
 			f->wres = bal;
@@ -330,6 +455,8 @@ static void kf_warp_complete(struct kf_fiber **wf, unsigned grp)
 		}
 		f->state = KF_F_RUN;
 	}
+	(void)nl;
+	KF_SAN(if (first && first->wop == KF_W_SYNC) kf_san_syncwarp_done(first->warp, grp));
 	(void)first;
 }
 
@@ -374,7 +501,7 @@ static bool kf_warp_resolve(struct kf_fiber **wf, unsigned nl)
 				continue;
 			}
 		}
-		kf_warp_complete(wf, grp);
+		kf_warp_complete(wf, nl, grp);
 		waiting &= ~grp;
 		progress = true;
 	}
@@ -401,6 +528,8 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 	}
 	if (kf_cfg_seed)
 		b->rng = (kf_cfg_seed ^ (block_linear + 1) * 0x9e3779b97f4a7c15ull) | 1;
+	kf_shared_poison(b);
+	KF_SAN(kf_san_block_begin(b, block_linear));
 	for (;;) {
 		if (kf_cfg_seed) {
 			for (unsigned i = n; i > 1; i--) {
@@ -413,21 +542,45 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 		unsigned n_exit = 0, n_bar = 0, n_warp = 0;
 		for (unsigned k = 0; k < n; k++) {
 			struct kf_fiber *f = b->f[b->order[k]];
-			if (f->state == KF_F_RUN)
+			if (f->state == KF_F_RUN) {
+				KF_SAN(kf_san.active = true);
 				kf_to_fiber(b, f);
+				KF_SAN(kf_san.active = false);
+#ifdef KF_SANITIZE
+				if (kf_san.stopped) {
+					snprintf(b->msg, sizeof(b->msg), "sanitizer: %s",
+						 kf_san.finding.detail);
+					return KF_RT_SANITIZER;
+				}
+#endif
+			}
 			int s = f->state;
 			n_exit += s == KF_F_EXIT;
 			n_bar += s == KF_F_BAR;
 			n_warp += s == KF_F_WARP;
 		}
-		if (n_exit == n)
+		if (n_exit == n) {
+#ifdef KF_SANITIZE
+			kf_san_interval_end();
+			if (kf_san.stopped) {
+				snprintf(b->msg, sizeof(b->msg), "sanitizer: %s", kf_san.finding.detail);
+				return KF_RT_SANITIZER;
+			}
+#endif
 			return KF_RT_OK;
+		}
 		bool progress = false;
 		if (n_warp)
 			for (unsigned w = 0; w * 32 < n; w++) {
 				unsigned nl = n - w * 32 < 32 ? n - w * 32 : 32;
 				progress |= kf_warp_resolve(&b->f[w * 32], nl);
 			}
+#ifdef KF_SANITIZE
+		if (kf_san.stopped) {
+			snprintf(b->msg, sizeof(b->msg), "sanitizer: %s", kf_san.finding.detail);
+			return KF_RT_SANITIZER;
+		}
+#endif
 		if (progress)
 			continue;
 		/* As on the GPU (PTX bar.sync, sm_70 and later), a barrier waits only for threads that have
@@ -444,6 +597,13 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 				b->f[i]->bar_pred = cnt;
 				b->f[i]->state = KF_F_RUN;
 			}
+			KF_SAN(kf_san_barrier_done());
+#ifdef KF_SANITIZE
+			if (kf_san.stopped) {
+				snprintf(b->msg, sizeof(b->msg), "sanitizer: %s", kf_san.finding.detail);
+				return KF_RT_SANITIZER;
+			}
+#endif
 			continue;
 		}
 		if (n_bar > 0)
@@ -468,6 +628,7 @@ struct kf_launch_state {
 	kf_rt_entry_fn entry;
 	void **args;
 	dim3 grid, block;
+	uint32_t smem_bytes;
 	uint64_t n_blocks;
 	uint64_t next; /* atomic: next block index */
 	int failed;    /* atomic */
@@ -483,8 +644,10 @@ static void kf_launch_work(struct kf_launch_state *L)
 		b = (struct kf_block *)calloc(1, sizeof(*b));
 		if (!b)
 			goto nomem;
+		b->n_shared = -1;
 		kf_tls_blk = b;
 	}
+	b->smem_bytes = L->smem_bytes;
 	b->n = L->block.x * L->block.y * L->block.z;
 	if (!kf_block_reserve(b, b->n))
 		goto nomem;
@@ -534,7 +697,8 @@ static struct {
 	struct kf_launch_state *cur;
 	bool lent; /* the threads came from kf_cfg_spawn: they go back to the loader instead of a join */
 	int alive; /* lent helpers still in kf_pool_main */
-} kf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER}; /* rest 0 */
+} kf_pool KF_RT_STATE = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			 PTHREAD_COND_INITIALIZER}; /* rest 0 */
 
 static void *kf_pool_main(void *)
 {
@@ -642,6 +806,11 @@ KF_EXPORT void kf_rt_shutdown(void)
 	}
 }
 
+KF_EXPORT void kf_rt_set_poison(uint32_t pattern)
+{
+	kf_cfg_poison = pattern;
+}
+
 KF_EXPORT int kf_rt_abi_version(void)
 {
 	return KF_RT_ABI_VERSION;
@@ -652,9 +821,13 @@ KF_EXPORT int kf_rt_configure(const struct kf_rt_config *c)
 	size_t st = c->stack_bytes ? c->stack_bytes : 65536;
 	if (st < 16384 || (st & (st - 1)) || st > ((size_t)1 << 26))
 		return KF_RT_INVALID;
-	if (kf_pool.tid && (c->n_threads != kf_cfg_threads || c->spawn != kf_cfg_spawn))
+	int threads = c->n_threads;
+#ifdef KF_SANITIZE
+	threads = 1; /* blocks one at a time on the launching thread: the shadow state needs no locks */
+#endif
+	if (kf_pool.tid && (threads != kf_cfg_threads || c->spawn != kf_cfg_spawn))
 		kf_rt_shutdown();
-	kf_cfg_threads = c->n_threads;
+	kf_cfg_threads = threads;
 	kf_cfg_spawn = c->spawn;
 	kf_cfg_spawn_ctx = c->spawn_ctx;
 	kf_cfg_seed = c->shuffle_seed;
@@ -686,7 +859,19 @@ KF_EXPORT int kf_rt_launch(kf_rt_entry_fn entry, const uint32_t grid[3], const u
 	L.args = args;
 	L.grid = dim3(grid[0], grid[1], grid[2]);
 	L.block = dim3(block[0], block[1], block[2]);
+	L.smem_bytes = smem_bytes;
 	L.n_blocks = nb;
+#ifdef KF_SANITIZE
+	if (!kf_san.ready) {
+		snprintf(msg, msg_len, "sanitizer: kf_san_configure was not called before the launch");
+		return KF_RT_INVALID;
+	}
+	if (!kf_san_launch_begin(L.grid, L.block, smem_bytes)) {
+		snprintf(msg, msg_len, "sanitizer: out of memory for %llu threads",
+			 (unsigned long long)(nt * nb));
+		return KF_RT_NOMEM;
+	}
+#endif
 	kf_pool_start();
 	int helpers = kf_pool.n;
 	if ((uint64_t)helpers > nb - 1)
@@ -708,6 +893,7 @@ KF_EXPORT int kf_rt_launch(kf_rt_entry_fn entry, const uint32_t grid[3], const u
 		pthread_mutex_unlock(&kf_pool.mu);
 	}
 	pthread_mutex_destroy(&L.mu);
+	KF_SAN(kf_san_launch_end());
 	if (L.status != KF_RT_OK)
 		snprintf(msg, msg_len, "%s", L.msg);
 	return L.status;

@@ -191,24 +191,45 @@ struct kf_fiber {
 	unsigned wmask;
 	int warg, wwidth;
 	uint64_t wval, wres;
+	void *wpc;        /* the collective's call site (sanitizer reports) */
 	void *fake_stack; /* AddressSanitizer fiber bookkeeping */
 };
 
 extern "C" uintptr_t kf_rt_stack_mask __attribute__((visibility("hidden")));
 extern "C" unsigned kf_rt_stack_shift __attribute__((visibility("hidden")));
 
+/* In an instrumented module the two are read by asm, which the load instrumentation does not see:
+ * every threadIdx would otherwise call the sanitizer twice for the runtime's own variables. */
+#ifdef KF_SANITIZE
+static __inline__ __attribute__((always_inline)) uintptr_t kf_stack_mask(void)
+{
+	uintptr_t m;
+	__asm__("movq kf_rt_stack_mask(%%rip), %0" : "=r"(m));
+	return m;
+}
+static __inline__ __attribute__((always_inline)) unsigned kf_stack_shift(void)
+{
+	unsigned s;
+	__asm__("movl kf_rt_stack_shift(%%rip), %0" : "=r"(s));
+	return s;
+}
+#else
+#define kf_stack_mask() kf_rt_stack_mask
+#define kf_stack_shift() kf_rt_stack_shift
+#endif
+
 /* Regions are aligned to their size, so without a colour every fiber's descriptor (and stack top) would
  * fall in the same L1 sets; the colour (64-byte steps from the region's address) spreads them. */
 static __inline__ __attribute__((always_inline)) uintptr_t kf_color(uintptr_t base)
 {
-	return ((base >> kf_rt_stack_shift) & 31u) << 6; /* < 2 KiB: the descriptor stays in its page */
+	return ((base >> kf_stack_shift()) & 31u) << 6; /* < 2 KiB: the descriptor stays in its page */
 }
 
 static __inline__ __attribute__((always_inline)) struct kf_fiber *kf_self(void)
 {
 	uintptr_t sp;
 	__asm__("mov %%rsp, %0" : "=r"(sp));
-	uintptr_t base = sp & kf_rt_stack_mask;
+	uintptr_t base = sp & kf_stack_mask();
 	return (struct kf_fiber *)(base + kf_color(base));
 }
 
@@ -408,13 +429,30 @@ static __inline__ unsigned __lanemask_ge(void)
 	return ~__lanemask_lt();
 }
 
+/* In an instrumented module (the sanitizer build) every atomic tells the sanitizer first, so it is
+ * checked and never counted as a racing access (its own read goes through an atomic read-modify-write,
+ * which the load/store instrumentation does not see); a fence publishes the thread's earlier writes. */
+#ifdef KF_SANITIZE
+extern "C" void kf_san_atomic(const void *p, unsigned n) __attribute__((visibility("hidden")));
+extern "C" void kf_san_fence(void) __attribute__((visibility("hidden")));
+#define KF_SAN_ATOMIC(p) kf_san_atomic((const void *)(p), (unsigned)sizeof(*(p)))
+#define KF_SAN_FENCE() kf_san_fence()
+#define KF_ATOMIC_PEEK(p) __atomic_fetch_or((p), 0, __ATOMIC_RELAXED)
+#else
+#define KF_SAN_ATOMIC(p) ((void)0)
+#define KF_SAN_FENCE() ((void)0)
+#define KF_ATOMIC_PEEK(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#endif
+
 /* ---- memory fences, clocks, misc ---------------------------------------------------------------- */
 static __inline__ void __threadfence(void)
 {
+	KF_SAN_FENCE();
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 static __inline__ void __threadfence_system(void)
 {
+	KF_SAN_FENCE();
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 static __inline__ void __threadfence_block(void)
@@ -489,39 +527,48 @@ template <class T> static __inline__ void __stwt(T *p, T v)
 }
 
 /* ---- atomics (real atomics: blocks run in parallel on OS threads) ------------------------------- */
+
 #define KF_ATOMIC_INT(T)                                                                                     \
 	static __inline__ T atomicAdd(T *a, T v)                                                             \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                           \
 	}                                                                                                    \
 	static __inline__ T atomicSub(T *a, T v)                                                             \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                           \
 	}                                                                                                    \
 	static __inline__ T atomicExch(T *a, T v)                                                            \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                          \
 	}                                                                                                    \
 	static __inline__ T atomicAnd(T *a, T v)                                                             \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                           \
 	}                                                                                                    \
 	static __inline__ T atomicOr(T *a, T v)                                                              \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                            \
 	}                                                                                                    \
 	static __inline__ T atomicXor(T *a, T v)                                                             \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                           \
 	}                                                                                                    \
 	static __inline__ T atomicCAS(T *a, T cmp, T v)                                                      \
 	{                                                                                                    \
+		KF_SAN_ATOMIC(a);                                                                            \
 		__atomic_compare_exchange_n(a, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
 		return cmp;                                                                                  \
 	}                                                                                                    \
 	static __inline__ T atomicMax(T *a, T v)                                                             \
 	{                                                                                                    \
-		T o = __atomic_load_n(a, __ATOMIC_RELAXED);                                                  \
+		KF_SAN_ATOMIC(a);                                                                            \
+		T o = KF_ATOMIC_PEEK(a);                                                  \
 		while (o < v &&                                                                              \
 		       !__atomic_compare_exchange_n(a, &o, v, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))     \
 			;                                                                                    \
@@ -529,7 +576,8 @@ template <class T> static __inline__ void __stwt(T *p, T v)
 	}                                                                                                    \
 	static __inline__ T atomicMin(T *a, T v)                                                             \
 	{                                                                                                    \
-		T o = __atomic_load_n(a, __ATOMIC_RELAXED);                                                  \
+		KF_SAN_ATOMIC(a);                                                                            \
+		T o = KF_ATOMIC_PEEK(a);                                                  \
 		while (o > v &&                                                                              \
 		       !__atomic_compare_exchange_n(a, &o, v, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))     \
 			;                                                                                    \
@@ -541,12 +589,14 @@ KF_ATOMIC_INT(unsigned long long)
 KF_ATOMIC_INT(long long)
 static __inline__ unsigned short atomicCAS(unsigned short *a, unsigned short cmp, unsigned short v)
 {
+	KF_SAN_ATOMIC(a);
 	__atomic_compare_exchange_n(a, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	return cmp;
 }
 static __inline__ unsigned atomicInc(unsigned *a, unsigned lim)
 {
-	unsigned o = __atomic_load_n(a, __ATOMIC_RELAXED);
+	KF_SAN_ATOMIC(a);
+	unsigned o = KF_ATOMIC_PEEK(a);
 	while (!__atomic_compare_exchange_n(a, &o, o >= lim ? 0u : o + 1u, true, __ATOMIC_SEQ_CST,
 					    __ATOMIC_RELAXED))
 		;
@@ -554,7 +604,8 @@ static __inline__ unsigned atomicInc(unsigned *a, unsigned lim)
 }
 static __inline__ unsigned atomicDec(unsigned *a, unsigned lim)
 {
-	unsigned o = __atomic_load_n(a, __ATOMIC_RELAXED);
+	KF_SAN_ATOMIC(a);
+	unsigned o = KF_ATOMIC_PEEK(a);
 	while (!__atomic_compare_exchange_n(a, &o, (o == 0 || o > lim) ? lim : o - 1u, true, __ATOMIC_SEQ_CST,
 					    __ATOMIC_RELAXED))
 		;
@@ -563,8 +614,9 @@ static __inline__ unsigned atomicDec(unsigned *a, unsigned lim)
 /* Floating-point read-modify-write through a compare-and-swap loop on the bit pattern. */
 template <class F, class U, class Op> static __inline__ F kf_atomic_fp(F *a, Op op)
 {
+	KF_SAN_ATOMIC(a);
 	U *u = (U *)a;
-	U o = __atomic_load_n(u, __ATOMIC_RELAXED), n;
+	U o = KF_ATOMIC_PEEK(u), n;
 	F of, nf;
 	do {
 		memcpy(&of, &o, sizeof(F));
@@ -1134,11 +1186,24 @@ template <unsigned N, unsigned... I> struct kf_mkidx : kf_mkidx<N - 1, N - 1, I.
 template <unsigned... I> struct kf_mkidx<0, I...> {
 	typedef kf_idx<I...> type;
 };
+/* The arguments live in the loader's memory: in an instrumented module they are read by an
+ * uninstrumented helper, so the sanitizer sees only the kernel's own accesses. */
+#ifdef KF_SANITIZE
+template <class T> __attribute__((noinline, no_sanitize("coverage"))) static T kf_arg(void **a, unsigned i)
+{
+	return *(T *)a[i];
+}
+#else
+template <class T> static __inline__ T kf_arg(void **a, unsigned i)
+{
+	return *(T *)a[i];
+}
+#endif
 template <class... A, unsigned... I>
 static __inline__ void kf_invoke_(void (*f)(A...), void **a, kf_idx<I...>)
 {
 	(void)a;
-	f(*(A *)a[I]...);
+	f(kf_arg<A>(a, I)...);
 }
 template <class... A> static __inline__ void kf_invoke(void (*f)(A...), void **a)
 {

@@ -21,6 +21,10 @@ static struct {
 	kf_rt_launch_fn launch;
 	kf_rt_configure_fn configure;
 	kf_rt_shutdown_fn shutdown;
+	kf_rt_set_poison_fn set_poison;
+	/* an instrumented module's sanitizer (NULL for a plain one) */
+	kf_san_configure_fn san_configure;
+	kf_san_take_fn san_take;
 	size_t n_kernels;
 	char names[CPU_MAX_KERNELS][128];
 	kf_rt_entry_fn entries[CPU_MAX_KERNELS];
@@ -205,11 +209,24 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 	cpu.launch = (kf_rt_launch_fn)dlsym(so, "kf_rt_launch");
 	cpu.configure = (kf_rt_configure_fn)dlsym(so, "kf_rt_configure");
 	cpu.shutdown = (kf_rt_shutdown_fn)dlsym(so, "kf_rt_shutdown");
-	if (!ver || !cpu.launch || !cpu.configure || !cpu.shutdown || ver() != KF_RT_ABI_VERSION) {
+	cpu.set_poison = (kf_rt_set_poison_fn)dlsym(so, "kf_rt_set_poison");
+	if (!ver || !cpu.launch || !cpu.configure || !cpu.shutdown || !cpu.set_poison ||
+	    ver() != KF_RT_ABI_VERSION) {
 		snprintf(msg, msg_len, "the module is not a kforge cpu module of ABI version %d",
 			 KF_RT_ABI_VERSION);
 		dlclose(so);
 		return KF_ERR_INVALID;
+	}
+	kf_san_abi_version_fn san_ver = (kf_san_abi_version_fn)dlsym(so, "kf_san_abi_version");
+	if (san_ver) {
+		cpu.san_configure = (kf_san_configure_fn)dlsym(so, "kf_san_configure");
+		cpu.san_take = (kf_san_take_fn)dlsym(so, "kf_san_take");
+		if (san_ver() != KF_RT_SAN_ABI_VERSION || !cpu.san_configure || !cpu.san_take) {
+			snprintf(msg, msg_len, "the module's sanitizer is not of ABI version %d",
+				 KF_RT_SAN_ABI_VERSION);
+			dlclose(so);
+			return KF_ERR_INVALID;
+		}
 	}
 	/* 128 KiB per fiber: a kernel's local arrays live on its fiber's stack (only touched pages are
 	 * backed); AddressSanitizer's redzones need more. */
@@ -354,12 +371,27 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 		const struct kf_be_launch *l = &launches[i];
 		char why[512];
 		int rc = cpu.launch(fns[i], l->grid, l->block, l->smem_bytes, l->args, why, sizeof(why));
+		if (cpu.san_take && stats) {
+			struct kf_rt_san_stats ss;
+			struct kf_rt_san_finding fd;
+			cpu.san_take(&fd, &ss);
+			stats->san_accesses += ss.accesses;
+			stats->san_untracked_bytes = ss.untracked_bytes;
+			/* a finding stops the run; a note (a shuffle from an inactive lane) does not: the
+			 * first one is kept */
+			if (stats->san && fd.kind != KF_RT_SAN_NONE &&
+			    (rc == KF_RT_SANITIZER || stats->san->kind == KF_RT_SAN_NONE)) {
+				*stats->san = fd;
+				stats->san->launch = stats->launch_base + (uint32_t)i;
+			}
+		}
 		if (rc != KF_RT_OK) {
 			snprintf(msg, msg_len, "%s in launch %zu (kernel '%s', line %d)", why, i + 1,
 				 l->kernel, l->line);
 			return rc == KF_RT_INVALID ? KF_ERR_INVALID
-			       : rc == KF_RT_NOMEM ? KF_ERR_NOMEM
-						   : KF_ERR_RUNTIME;
+			       : rc == KF_RT_NOMEM
+				   ? KF_ERR_NOMEM
+				   : KF_ERR_RUNTIME; /* a fault, a deadlock, a sanitizer finding */
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -368,6 +400,41 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 		    want_time ? (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec) : 0;
 		stats->kernels_seen = (uint32_t)n;
 		snprintf(stats->timing_source, sizeof(stats->timing_source), "cpu-wall");
+	}
+	return KF_OK;
+}
+
+/* Shared memory gets the step's poison at every block start, as outputs and scratch get it; an
+ * instrumented module learns the buffers' exact bounds (inputs and inouts hold data from the start,
+ * outputs and scratch only what the run writes). */
+static enum kf_status cpu_begin_step(const struct kf_be_buffer *bufs, size_t n, uint32_t poison, char *msg,
+				     size_t msg_len)
+{
+	if (!cpu.so) {
+		snprintf(msg, msg_len, "no module loaded");
+		return KF_ERR_INVALID;
+	}
+	cpu.set_poison(poison);
+	if (!cpu.san_configure)
+		return KF_OK;
+	struct kf_rt_san_buffer sb[KF_MAX_BUFFERS];
+	if (n > KF_MAX_BUFFERS) {
+		snprintf(msg, msg_len, "too many buffers (%zu)", n);
+		return KF_ERR_INVALID;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sb[i].data = bufs[i].data;
+		sb[i].n_bytes = bufs[i].n_bytes;
+		sb[i].lo = bufs[i].lo;
+		sb[i].hi = bufs[i].hi;
+		sb[i].initialized = bufs[i].role == KF_ROLE_INPUT || bufs[i].role == KF_ROLE_INOUT;
+		sb[i].pad = 0;
+	}
+	int rc = cpu.san_configure(sb, n);
+	if (rc != KF_RT_OK) {
+		snprintf(msg, msg_len, "the sanitizer cannot shadow the buffers (%s)",
+			 rc == KF_RT_NOMEM ? "out of memory" : "too many");
+		return rc == KF_RT_NOMEM ? KF_ERR_NOMEM : KF_ERR_INVALID;
 	}
 	return KF_OK;
 }
@@ -393,6 +460,7 @@ const struct kf_backend_ops kf_backend_cpu = {
     .dtoh = cpu_dtoh,
     .fill32 = cpu_fill32,
     .run = cpu_run,
+    .begin_step = cpu_begin_step,
     .flush_l2 = NULL,
     .shutdown = cpu_shutdown,
     .before_filter = cpu_before_filter,
