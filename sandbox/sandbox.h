@@ -241,6 +241,10 @@ enum kf_status kf_compile_checked(const struct kf_kfile *k, const struct kf_comp
  * and cannot call host libraries", else KF_OK. */
 enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err);
 
+/* NULL when this machine can make the cpu sanitizer's build (kf_compile_opts.instrument), else why not
+ * ("clang++-14 ($KFORGE_SAN_CXX) does not run here"). Lives for the process. */
+const char *kf_cpu_sanitizer_unavailable(void);
+
 /* Where a sanitizer finding is in the user's kernel file: the line of the access (0: none found), the
  * line of the earlier access of a race, and for static shared memory the __shared__ variable and the
  * offset into it. */

@@ -3,6 +3,9 @@
 # apt-get; otherwise it prints the exact command to run.
 set -eu
 pkgs="build-essential g++ libcurl4-openssl-dev libcjson-dev libsqlite3-dev libpcre2-dev libseccomp-dev pkg-config"
+# the cpu sanitizer's build (clang++-14: -fsanitize-coverage=trace-loads,trace-stores); its lines come
+# from binutils (addr2line, readelf), which build-essential brings
+pkgs="$pkgs clang-14"
 # tools the tests drive: the LLM test server (python3), request checks (curl, jq), database checks (sqlite3)
 pkgs="$pkgs python3 curl jq sqlite3"
 pkgs="$pkgs ${KFORGE_EXTRA_PKGS:-}"

@@ -846,9 +846,12 @@ static struct kf_compiled *san_module(struct vctx *c)
 		struct kf_compile_opts co = {
 		    .backend = KF_BACKEND_CPU, .arch = c->o->arch, .instrument = true};
 		struct kf_err e = KF_ERR_INIT;
+		const char *why = kf_cpu_sanitizer_unavailable();
 		c->san_tried = true;
-		enum kf_status st = kf_compile(c->cand_kf, &co, &c->cand_san, &e);
-		if (st) {
+		enum kf_status st = why ? KF_ERR_UNAVAILABLE : kf_compile(c->cand_kf, &co, &c->cand_san, &e);
+		if (why) {
+			snprintf(c->res->san_note, sizeof(c->res->san_note), "no sanitizer pass: %s", why);
+		} else if (st) {
 			const char *log = c->cand_san ? c->cand_san->log : "";
 			snprintf(c->res->san_note, sizeof(c->res->san_note),
 				 "the sanitizer build failed (%s): %.200s", kf_status_name(st),

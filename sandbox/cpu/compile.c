@@ -183,6 +183,14 @@ const char *kf_cpu_san_compiler_id(void)
 	return san_id_buf;
 }
 
+const char *kf_cpu_sanitizer_unavailable(void)
+{
+	/* id_fill writes "unknown" when the compiler did not answer for its version */
+	return strstr(kf_cpu_san_compiler_id(), " unknown ")
+		   ? "clang++-14 ($KFORGE_SAN_CXX) does not run here"
+		   : NULL;
+}
+
 /* ---- the pre-pass ------------------------------------------------------------------------------ */
 
 static enum kf_status re_compile(const char *pat, pcre2_code **re, struct kf_err *err)

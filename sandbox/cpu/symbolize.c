@@ -144,8 +144,6 @@ enum kf_status kf_cpu_san_locate(const struct kf_compiled *c, const char *user_p
 	st = kf_child_run_argv(argv, dir, &lim, &out, &res, err);
 	if (!st && (res.term_signal || res.exit_code))
 		st = kf_err_set(err, KF_ERR_CRASH, "addr2line failed on the instrumented module");
-	if (getenv("KF_SAN_DEBUG"))
-		fprintf(stderr, "addr2line: %s\n", out.data);
 	if (!st) {
 		int lines[5] = {0};
 		parse_lines(out.data, user_path, 5, lines);

@@ -6,6 +6,11 @@
 # which checks ran (NVRTC arch, sanitizer checks, what only a GPU shows).
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
+if ! command -v "${KFORGE_SAN_CXX:-clang++-14}" >/dev/null; then
+	skip "no ${KFORGE_SAN_CXX:-clang++-14} here: the sanitizer cannot be built (make deps installs clang-14)"
+	finish
+	exit
+fi
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" 2>/dev/null; }
 
 while read -r kernel task want line other; do

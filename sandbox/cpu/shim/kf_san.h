@@ -371,6 +371,9 @@ KF_EXPORT void kf_san_take(struct kf_rt_san_finding *out, struct kf_rt_san_stats
 
 static struct kf_san_region *kf_san_find(uintptr_t a)
 {
+	static KF_RT_STATE int last;
+	if (last < kf_san.n_reg && a >= kf_san.reg[last].lo && a < kf_san.reg[last].hi)
+		return &kf_san.reg[last];
 	int lo = 0, hi = kf_san.n_reg - 1;
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
@@ -379,8 +382,10 @@ static struct kf_san_region *kf_san_find(uintptr_t a)
 			hi = mid - 1;
 		else if (a >= r->hi)
 			lo = mid + 1;
-		else
+		else {
+			last = mid;
 			return r;
+		}
 	}
 	return 0;
 }
@@ -493,7 +498,18 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 							 : 0;
 	bool race = r->race_ok && kf_san.gtid_ok;
 	uint64_t base = kf_san.block_linear * kf_san.nthreads + 1;
-	for (uint32_t i = 0; i < n; i++, c++) {
+	/* The bytes of an access almost always share one history (one word written and read whole): then
+	 * the checks run once and the result is copied to the other cells. */
+	uint32_t n_check = n;
+	if (n > 1 && n <= 16) {
+		bool same = true;
+		for (uint32_t i = 1; i < n && same; i++)
+			same = !memcmp(&c[i], &c[0], sizeof(*c));
+		if (same)
+			n_check = 1;
+	}
+	struct kf_san_cell *c0 = c;
+	for (uint32_t i = 0; i < n_check; i++, c++) {
 		if (reads && init_from && !kf_san.uninit_live && !(c->w && c->wint >= init_from)) {
 			kf_san_begin_finding(KF_RT_SAN_UNINIT, r, a + i);
 			kf_san_cur(&kf_san.finding.cur, f, op, n, ret0, fp);
@@ -595,6 +611,8 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 			c->flags &= (uint8_t)~(KF_C_R_MANY | KF_C_R_MULTIWARP);
 		}
 	}
+	for (uint32_t i = n_check; i < n; i++)
+		c0[i] = c0[0];
 }
 
 /* An address in no region: another thread's stack, the module's code and constants, or nowhere. */

@@ -52,8 +52,10 @@
 #define __builtin_align__(n) __attribute__((aligned(n)))
 #define __CUDA_ALIGN__(n) __attribute__((aligned(n)))
 /* Static __shared__ variables are per block: blocks run one at a time on each OS thread, and all fibers of
- * a block run on the same OS thread, so thread-local storage is exactly per-block storage. */
-#define __shared__ thread_local
+ * a block run on the same OS thread, so thread-local storage is exactly per-block storage. `used`: the
+ * compiler may not assume what it holds (a never-written array would otherwise read as the zeros of
+ * its static initialisation; the runtime fills it with the run's poison at every block start). */
+#define __shared__ thread_local __attribute__((used))
 #ifndef __builtin_assume
 #define __builtin_assume(x) ((void)0)
 #endif
