@@ -15,6 +15,8 @@ static const char help[] =
     "checksums, a determinism check and >= 8 launches per worker.\n\n"
     "options:\n"
     "  --backend B      auto (default: cuda when a GPU is usable, else cpu), cpu or cuda\n"
+    "  --arch ARCH      the GPU arch NVRTC compiles for first, on every backend (default: the GPU's,\n"
+    "                   else sm_90)\n"
     "  --seed N         replay a verification with this seed\n"
     "  --strict         more seeds and edge shapes (what a suspiciously fast kernel gets)\n"
     "  --all-shapes     keep checking after the first failing shape\n"
@@ -28,7 +30,8 @@ static const char help[] =
 
 int cmd_verify(int argc, char **argv)
 {
-	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *deadline_s = NULL, *pos[2];
+	const char *backend = NULL, *seed_s = NULL, *timeout_s = NULL, *deadline_s = NULL, *arch = NULL,
+		   *pos[2];
 	bool json = false, strict = false, all = false, no_shuffle = false, verbose = false, no_san = false;
 	const struct kf_opt opts[] = {
 	    {"backend", true, &backend, NULL},
@@ -41,6 +44,7 @@ int cmd_verify(int argc, char **argv)
 	    {"timeout-ms", true, &timeout_s, NULL},
 	    {"deadline-s", true, &deadline_s, NULL},
 	    {"no-sanitizer", false, NULL, &no_san},
+	    {"arch", true, &arch, NULL},
 	};
 	size_t n_pos;
 	struct kf_eval_opts eo;
@@ -80,6 +84,7 @@ int cmd_verify(int argc, char **argv)
 	if ((rc = kf_cli_backend_select("verify", backend, &eo.backend, &dev)))
 		return rc;
 	eo.device = &dev;
+	eo.arch = arch; /* NVRTC's target: this, else the GPU's, else sm_90 */
 
 	st = kf_task_load(pos[0], 0, &warn, &task, &err);
 	if (warn.len)

@@ -312,7 +312,9 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 		r.vo.step_timeout_ms = o->step_timeout_ms;
 	if (o->deadline_s > 0)
 		r.vo.deadline_s = o->deadline_s;
-	if (o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0])
+	if (o->arch)
+		r.vo.arch = o->arch;
+	else if (o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0])
 		r.vo.arch = o->device->arch;
 
 	for (size_t i = 0; i < KF_ARRAY_SIZE(steps) && !settled && !st; i++)

@@ -34,11 +34,12 @@ struct kf_eval_opts {
 	uint64_t seed;           /* verification and input seed; 0: a secret one (in the outcome) */
 	bool profile;            /* time a kernel that passed verification */
 	/* verification */
-	bool strict;         /* verify strictly from the start (more seeds and edge shapes) */
-	bool all_shapes;     /* keep checking after the first failing shape */
-	bool no_shuffle;     /* cpu: fibers in program order between barriers */
-	bool no_sanitizer;   /* cpu: skip the sanitizer pass (memcheck, initcheck, racecheck, warp UB) */
-	int verbose;         /* the verifier's progress lines on stderr */
+	bool strict;       /* verify strictly from the start (more seeds and edge shapes) */
+	bool all_shapes;   /* keep checking after the first failing shape */
+	bool no_shuffle;   /* cpu: fibers in program order between barriers */
+	bool no_sanitizer; /* cpu: skip the sanitizer pass (memcheck, initcheck, racecheck, warp UB) */
+	const char *arch;  /* the arch NVRTC compiles for on every backend (NULL: the device's, else sm_90) */
+	int verbose;       /* the verifier's progress lines on stderr */
 	int step_timeout_ms; /* per verification step; 0: the verifier's default */
 	int deadline_s;      /* the whole verification, compiles included; 0: the verifier's default */
 	/* timing */

@@ -296,7 +296,7 @@ static int host_first_error(const char *log, const char *path, char *msg, size_t
 		const char *e = memmem(l, len, "error: ", 7);
 		if (line == 0 && len > plen + 1 && !strncmp(l, path, plen) && l[plen] == ':' &&
 		    l[plen + 1] >= '0' && l[plen + 1] <= '9')
-			line = atoi(l + plen + 1);
+			line = (int)strtol(l + plen + 1, NULL, 10);
 		if (e && !msg[0]) {
 			size_t n = len - (size_t)(e + 7 - l), o = 0;
 			const char *t = e + 7;
@@ -323,7 +323,7 @@ static int host_first_error(const char *log, const char *path, char *msg, size_t
 			}
 			msg[o] = '\0';
 			if (!strncmp(l, path, plen) && l[plen] == ':')
-				return atoi(l + plen + 1);
+				return (int)strtol(l + plen + 1, NULL, 10);
 		}
 		if (msg[0] && line)
 			return line;

@@ -783,6 +783,7 @@ static size_t make_schedule(const struct vshape *v, struct plan_step *ps, size_t
  * sanitizer whatever their size, to name the line. */
 #define SAN_MAX_SHAPES 6
 #define SAN_MAX_BYTES ((uint64_t)16 << 20)
+#define SAN_STEP_MAX_MS 15000 /* one sanitized launch */
 
 static bool san_wanted(const struct vctx *c)
 {
@@ -1045,9 +1046,12 @@ static enum kf_status sanitize_case(struct vctx *c, const struct vshape *v, cons
 	for (size_t b = 0; b < c->t->n_tensors; b++)
 		if (L->in_off[k][b] >= 0)
 			memcpy(kf_session_arena(s) + L->in_off[k][b], v->in[k][b], v->n_bytes[b]);
-	/* every access is checked: give it more time than a plain launch */
+	/* every access is checked: more time than a plain launch, but a bounded share of a verification
+	 * (a run stopped at its limit is a note, never a verdict) */
+	int limit_ms =
+	    c->o->step_timeout_ms * 5 < SAN_STEP_MAX_MS ? c->o->step_timeout_ms * 5 : SAN_STEP_MAX_MS;
 	step_init(&step, L, k, KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT, 0,
-		  POISON_NAN, c->o->step_timeout_ms * 5);
+		  POISON_NAN, limit_ms);
 	st = kf_session_step(s, &step, r, &e2);
 	if (!st) {
 		char reached[400] = "";
@@ -1508,7 +1512,8 @@ static enum kf_status run_protocol(struct vctx *c, struct kf_err *err)
 		break;
 	case KF_ERR_COMPILE: {
 		/* a rejection names its compiler: NVRTC on every backend, then the host's */
-		char *l = first_lines(c->cand_c && c->cand_c->log[0] ? c->cand_c->log : e2.msg, 3);
+		char *l = first_lines(
+		    c->cand_c && c->cand_c->log && c->cand_c->log[0] ? c->cand_c->log : e2.msg, 3);
 		bool nvrtc = c->cand_c && c->cand_c->backend == KF_BACKEND_CUDA;
 		result_reason(res, KF_VERDICT_COMPILE_ERROR, "%s%s%s%s", nvrtc ? "nvrtc " : "",
 			      nvrtc ? c->cand_c->arch : "", nvrtc ? ": " : "", l);

@@ -925,8 +925,9 @@ enum kf_status kf_cpu_compile(const struct kf_kfile *k, const struct kf_compile_
 	/* __CUDA_ARCH__ as NVRTC defines it for the arch the file was checked against (sm_90a -> 900) */
 	char arch_def[48], list_def[48];
 	int arch_num = 90;
-	if (opts && opts->arch && !strncmp(opts->arch, "sm_", 3) && atoi(opts->arch + 3) > 0)
-		arch_num = atoi(opts->arch + 3);
+	long an = opts && opts->arch && !strncmp(opts->arch, "sm_", 3) ? strtol(opts->arch + 3, NULL, 10) : 0;
+	if (an > 0 && an < 1000)
+		arch_num = (int)an;
 	snprintf(arch_def, sizeof(arch_def), "-D__CUDA_ARCH__=%d", arch_num * 10);
 	snprintf(list_def, sizeof(list_def), "-D__CUDA_ARCH_LIST__=%d", arch_num * 10);
 	const char *tail[] = {arch_def, list_def, "-o", "kernel.so", "kernel.cpp", "rt.o", NULL};

@@ -173,11 +173,12 @@ enum kf_status kf_scan_host_headers(const struct kf_kfile *k, struct kf_err *err
 		for (size_t i = 0; i < KF_ARRAY_SIZE(host_libs); i++) {
 			size_t pl = strlen(host_libs[i].prefix);
 			/* "cuda.h" exactly; the others as a prefix (cublas_v2.h, cudnn_ops.h, torch/...) */
-			bool exact = host_libs[i].prefix[pl - 1] == 'h' && host_libs[i].prefix[pl - 2] == '.';
+			bool exact = pl >= 2 && host_libs[i].prefix[pl - 1] == 'h' &&
+				     host_libs[i].prefix[pl - 2] == '.';
 			if (hlen < pl || strncmp(h, host_libs[i].prefix, pl) || (exact && hlen != pl))
 				continue;
 			int line = 1;
-			for (size_t j = 0; j < ov[2]; j++)
+			for (size_t j = 0; j < ov[2] && j < k->source_len; j++)
 				line += text[j] == '\n';
 			st = kf_err_set(
 			    err, KF_ERR_COMPILE,

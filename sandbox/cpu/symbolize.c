@@ -56,7 +56,7 @@ static void parse_lines(const char *out, const char *user, size_t n, int *lines)
 					break;
 				}
 			if (colon && same_file(l, (size_t)(colon - l), user))
-				lines[cur] = atoi(colon + 1);
+				lines[cur] = (int)strtol(colon + 1, NULL, 10);
 		}
 		l = nl ? nl + 1 : NULL;
 	}
@@ -74,11 +74,18 @@ static bool parse_tls(const char *out, uint64_t off, char *name, size_t cap, uin
 		l = nl ? nl + 1 : NULL;
 		if (!strstr(line, " TLS "))
 			continue;
-		unsigned long long value = 0, size = 0;
-		char sym[900];
 		/* Num: Value Size Type Bind Vis Ndx Name */
-		if (sscanf(line, "%*s %llx %llu %*s %*s %*s %*s %899[^\n]", &value, &size, sym) != 3)
+		char *f[8], *save = NULL, *p0 = line;
+		int nf = 0;
+		for (char *tok; nf < 7 && (tok = strtok_r(p0, " \t", &save)); p0 = NULL)
+			f[nf++] = tok;
+		if (nf < 7 || !save)
 			continue;
+		while (*save == ' ')
+			save++;
+		char sym[900];
+		snprintf(sym, sizeof(sym), "%s", save);
+		unsigned long long value = strtoull(f[1], NULL, 16), size = strtoull(f[2], NULL, 0);
 		if (off < value || off >= value + size || !strncmp(sym, "kf_", 3))
 			continue;
 		const char *base = sym, *p;

@@ -207,8 +207,10 @@ static bool kf_san_shadow(struct kf_san_region *r)
 	if (r->cells && r->cells_bytes >= n) {
 		return true;
 	}
-	if (r->cells)
+	if (r->cells) {
 		munmap(r->cells, r->cells_bytes);
+		kf_san.shadow_bytes -= r->cells_bytes;
+	}
 	r->cells = 0;
 	r->cells_bytes = 0;
 	if (!n)
