@@ -1125,10 +1125,12 @@ static enum kf_status sanitize_shape(struct vctx *c, size_t si, const struct vsh
 		explain = true;
 		break;
 	case KF_VERDICT_RUNTIME_ERROR:
-		/* a fault gets a line (the sanitizer stops before the access); a deadlock may be a bad mask
-		 */
-		explain = strstr(rep->detail, "SIGSEGV") || strstr(rep->detail, "SIGBUS") ||
+		/* a fault (SIGSEGV/SIGBUS, or "AddressSanitizer: SEGV" from a sanitized worker) gets a
+		 * line: the sanitizer stops before the access; a deadlock may be a bad mask */
+		explain = strstr(rep->detail, "SEGV") || strstr(rep->detail, "BUS") ||
 			  strstr(rep->detail, "deadlock");
+		if (!explain)
+			return KF_OK;
 		break;
 	case KF_VERDICT_PASS:
 		if (!c->san_pick || !c->san_pick[si])

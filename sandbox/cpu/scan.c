@@ -26,13 +26,15 @@ static const struct scan_rule cpu_rules[] = {
      ":experimental\\b",
      "TMA / bulk copies"},
     {"\\bcp\\.async\\b|\\b__pipeline_\\w+|\\bmemcpy_async\\b|\\bcuda::pipeline\\b|\\bcuda::barrier\\b|"
-     "#\\s*include\\s*[<\"]cuda_pipeline\\w*\\.h[>\"]|#\\s*include\\s*[<\"]cuda/(?:pipeline|barrier)[>\"]",
+     "#\\s*include\\s*[<\"]cuda_pipeline\\w*\\.h[>\"]|#\\s*include\\s*[<\"]cuda/(?:pipeline|barrier)[>\"]|"
+     "#\\s*include\\s*[<\"]cuda_awbarrier\\w*\\.h[>\"]|\\b__awbarrier\\w*",
      "async copies (cp.async / memcpy_async / cuda::pipeline)"},
     {"#\\s*include\\s*[<\"](?:cutlass|cute)/|\\bcutlass::|\\bcute::", "CUTLASS/CuTe"},
     {"#\\s*include\\s*[<\"]cub/|\\bcub::", "CUB"},
     {"#\\s*include\\s*[<\"]thrust/|\\bthrust::", "Thrust"},
-    {"#\\s*include\\s*[<\"]cuda/"
-     "|\\bcuda::(?:std::)?(?:atomic|atomic_ref|annotated_ptr|ptx|aligned_size_t)\\b",
+    {"#\\s*include\\s*[<\"](?:cuda|nv)/"
+     "|\\bcuda::(?:std::)?(?:atomic|atomic_ref|annotated_ptr|ptx|aligned_size_t)\\b|\\bNV_IF_(?:ELSE_)?"
+     "TARGET\\b",
      "libcu++ (cuda/...)"},
     {"\\bthis_grid\\s*\\(|\\bgrid_group\\b|\\bthis_multi_grid\\b|\\bmulti_grid_group\\b|\\bthis_cluster\\s*"
      "\\(|"

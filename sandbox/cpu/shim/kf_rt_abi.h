@@ -26,7 +26,13 @@ struct kf_rt_config {
 
 /* KF_RT_SANITIZER: an instrumented module's sanitizer stopped the launch at its first finding
  * (kf_san_take has it). */
-enum kf_rt_status { KF_RT_OK = 0, KF_RT_RUNTIME = 1, KF_RT_INVALID = 2, KF_RT_NOMEM = 3, KF_RT_SANITIZER = 4 };
+enum kf_rt_status {
+	KF_RT_OK = 0,
+	KF_RT_RUNTIME = 1,
+	KF_RT_INVALID = 2,
+	KF_RT_NOMEM = 3,
+	KF_RT_SANITIZER = 4
+};
 
 /* ---- the sanitizer of an instrumented module (kf_compile_opts.instrument) ------------------------
  * clang's -fsanitize-coverage=trace-loads,trace-stores calls the runtime before every load and store of
@@ -37,41 +43,41 @@ enum kf_rt_status { KF_RT_OK = 0, KF_RT_RUNTIME = 1, KF_RT_INVALID = 2, KF_RT_NO
 
 enum kf_rt_san_kind {
 	KF_RT_SAN_NONE = 0,
-	KF_RT_SAN_OOB = 1,      /* memcheck: outside every live allocation (exact bounds) */
-	KF_RT_SAN_UNINIT = 2,   /* initcheck: shared memory, scratch or an output read before written */
-	KF_RT_SAN_RACE = 3,     /* racecheck: two threads, same bytes, no barrier/__syncwarp between, a write */
-	KF_RT_SAN_WARP_UB = 4,  /* a shuffle reading an exited or non-participating lane, a bad mask */
+	KF_RT_SAN_OOB = 1,    /* memcheck: outside every live allocation (exact bounds) */
+	KF_RT_SAN_UNINIT = 2, /* initcheck: shared memory, scratch or an output read before written */
+	KF_RT_SAN_RACE = 3,   /* racecheck: two threads, same bytes, no barrier/__syncwarp between, a write */
+	KF_RT_SAN_WARP_UB = 4, /* a shuffle reading an exited or non-participating lane, a bad mask */
 	KF_RT_SAN_KIND_COUNT = 5
 };
 enum kf_rt_san_op {
 	KF_RT_SAN_LOAD = 1,
 	KF_RT_SAN_STORE = 2,
-	KF_RT_SAN_ATOMIC = 3,  /* read-modify-write through the shim's atomics */
+	KF_RT_SAN_ATOMIC = 3,    /* read-modify-write through the shim's atomics */
 	KF_RT_SAN_COLLECTIVE = 4 /* a warp collective (shuffle, vote, __syncwarp) */
 };
 /* Where an address lies. */
 enum kf_rt_san_region {
-	KF_RT_SAN_GLOBAL = 0,    /* a plan buffer (index: the buffer); guards and padding count as outside */
-	KF_RT_SAN_SHARED = 1,    /* the block's static __shared__ variables */
-	KF_RT_SAN_DSHARED = 2,   /* the launch's dynamic shared memory (smem bytes) */
-	KF_RT_SAN_LOCAL = 3,     /* a thread's own stack (local variables) */
-	KF_RT_SAN_MODULE = 4,    /* the module's own globals and constants (__device__, __constant__) */
-	KF_RT_SAN_NOWHERE = 5,   /* none of these */
+	KF_RT_SAN_GLOBAL = 0,  /* a plan buffer (index: the buffer); guards and padding count as outside */
+	KF_RT_SAN_SHARED = 1,  /* the block's static __shared__ variables */
+	KF_RT_SAN_DSHARED = 2, /* the launch's dynamic shared memory (smem bytes) */
+	KF_RT_SAN_LOCAL = 3,   /* a thread's own stack (local variables) */
+	KF_RT_SAN_MODULE = 4,  /* the module's own globals and constants (__device__, __constant__) */
+	KF_RT_SAN_NOWHERE = 5, /* none of these */
 	KF_RT_SAN_REGION_COUNT = 6
 };
 
 /* One memory access of one thread, classified. */
 struct kf_rt_mem_event {
 	uint64_t addr;
-	uint32_t size;       /* bytes */
-	uint32_t op;         /* kf_rt_san_op */
-	uint32_t region;     /* kf_rt_san_region */
-	int32_t index;       /* GLOBAL: buffer index; else -1 */
-	int64_t offset;      /* addr minus the region's start */
-	uint64_t pc;         /* the access's instruction, an offset into the module */
-	uint64_t block;      /* linear block index in the launch */
-	uint32_t thread;     /* linear thread index in the block (warp = thread / 32, lane = thread % 32) */
-	uint32_t seq;        /* this thread's count of accesses so far in the launch (groups lanes' k-th) */
+	uint32_t size;   /* bytes */
+	uint32_t op;     /* kf_rt_san_op */
+	uint32_t region; /* kf_rt_san_region */
+	int32_t index;   /* GLOBAL: buffer index; else -1 */
+	int64_t offset;  /* addr minus the region's start */
+	uint64_t pc;     /* the access's instruction, an offset into the module */
+	uint64_t block;  /* linear block index in the launch */
+	uint32_t thread; /* linear thread index in the block (warp = thread / 32, lane = thread % 32) */
+	uint32_t seq;    /* this thread's count of accesses so far in the launch (groups lanes' k-th) */
 };
 
 struct kf_rt_san_access {
@@ -87,16 +93,16 @@ struct kf_rt_san_finding {
 			    read */
 	uint32_t launch; /* 0-based launch of the plan (set by the loader) */
 	uint64_t addr;
-	int64_t offset;        /* addr minus the start of region (or of buffer `index`) */
-	uint64_t region_bytes; /* size of that region or buffer */
-	uint64_t tls_offset;   /* SHARED: addr's offset in the module's thread-local block */
-	uint32_t mask;         /* WARP_UB: the collective's mask */
-	uint32_t flags;        /* KF_RT_SAN_F_* */
-	uint64_t accesses;     /* accesses checked in this launch up to the finding */
+	int64_t offset;                    /* addr minus the start of region (or of buffer `index`) */
+	uint64_t region_bytes;             /* size of that region or buffer */
+	uint64_t tls_offset;               /* SHARED: addr's offset in the module's thread-local block */
+	uint32_t mask;                     /* WARP_UB: the collective's mask */
+	uint32_t flags;                    /* KF_RT_SAN_F_* */
+	uint64_t accesses;                 /* accesses checked in this launch up to the finding */
 	struct kf_rt_san_access cur, prev; /* prev (RACE): the earlier access; prev.op == 0 when none */
 	char detail[160];                  /* the runtime's words, NUL-terminated */
 };
-#define KF_RT_SAN_F_EXITED 1u /* WARP_UB: the lane read had exited (else: not in the collective) */
+#define KF_RT_SAN_F_EXITED 1u     /* WARP_UB: the lane read had exited (else: not in the collective) */
 #define KF_RT_SAN_F_PREV_WRITE 2u /* RACE: the earlier access was a write */
 #define KF_RT_SAN_F_SAME_WARP 4u  /* RACE: both threads are in one warp (no __syncwarp between) */
 

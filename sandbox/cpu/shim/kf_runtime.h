@@ -804,6 +804,7 @@ KF_EXPORT void kf_rt_shutdown(void)
 		free(kf_tls_blk);
 		kf_tls_blk = 0;
 	}
+	KF_SAN(kf_san_release());
 }
 
 KF_EXPORT void kf_rt_set_poison(uint32_t pattern)

@@ -42,10 +42,10 @@ enum { KF_SCOPE_NONE = 0, KF_SCOPE_STEP = 1, KF_SCOPE_BLOCK = 2 };
  * accessed; cells shadow [dlo, dhi) (NULL: memcheck only). */
 struct kf_san_region {
 	uintptr_t lo, hi, dlo, dhi;
-	uint32_t kind;  /* kf_rt_san_region */
-	int32_t index;  /* GLOBAL: buffer index */
-	uint32_t init;  /* KF_SCOPE_*: uninitialised until written in that scope (NONE: always defined) */
-	bool race_ok;   /* races tracked */
+	uint32_t kind; /* kf_rt_san_region */
+	int32_t index; /* GLOBAL: buffer index */
+	uint32_t init; /* KF_SCOPE_*: uninitialised until written in that scope (NONE: always defined) */
+	bool race_ok;  /* races tracked */
 	struct kf_san_cell *cells;
 	size_t cells_bytes; /* mapped */
 };
@@ -81,7 +81,7 @@ static struct {
 	struct kf_san_region fixed[8]; /* shared pieces, dynamic shared memory, module data: found once */
 	int n_fixed;
 	struct kf_san_region gbuf[KF_RT_SAN_MAX_BUFFERS]; /* plan buffers (their shadow kept by index) */
-	uintptr_t tls_lo; /* the module's thread-local block on this thread */
+	uintptr_t tls_lo;                                 /* the module's thread-local block on this thread */
 	uint32_t n_buffers;
 	uintptr_t code_lo[8], code_hi[8];
 	int n_code;
@@ -90,8 +90,8 @@ static struct {
 	uint32_t nthreads;
 	dim3 grid, block;
 	uint32_t smem_bytes;
-	bool gtid_ok;       /* launch ids fit in 32 bits */
-	uint16_t *nfence;   /* per launch thread */
+	bool gtid_ok;     /* launch ids fit in 32 bits */
+	uint16_t *nfence; /* per launch thread */
 	uint64_t n_launch_threads;
 	struct kf_san_warp warps[32];
 	struct kf_san_pending *pend; /* per thread of the block */
@@ -140,7 +140,8 @@ static uint64_t kf_san_off(uintptr_t pc)
 /* pc[0] = the instruction (ret0 is the return address of a hook called right before it: the call
  * carries the access's line, the instruction after it may not), then up to three callers found through
  * the frame pointers, checked to stay in the fiber's stack. */
-static void kf_san_frames(struct kf_rt_san_access *a, uintptr_t ret0, void *const *fp, const struct kf_fiber *f)
+static void kf_san_frames(struct kf_rt_san_access *a, uintptr_t ret0, void *const *fp,
+			  const struct kf_fiber *f)
 {
 	uintptr_t base = (uintptr_t)f & kf_rt_stack_mask, lo = base + 2 * 4096, hi = base + kf_cfg_stack;
 	memset(a->pc, 0, sizeof(a->pc));
@@ -160,8 +161,8 @@ static void kf_san_frames(struct kf_rt_san_access *a, uintptr_t ret0, void *cons
 	}
 }
 
-static void kf_san_cur(struct kf_rt_san_access *a, const struct kf_fiber *f, uint32_t op, uint32_t n, uintptr_t ret0,
-		       void *const *fp)
+static void kf_san_cur(struct kf_rt_san_access *a, const struct kf_fiber *f, uint32_t op, uint32_t n,
+		       uintptr_t ret0, void *const *fp)
 {
 	a->op = op;
 	a->size = n;
@@ -249,7 +250,8 @@ static int kf_san_code_cb(struct dl_phdr_info *info, size_t, void *)
 		if (ph->p_flags & PF_W) {
 			/* __device__ globals and the like: defined from the start, races tracked; the
 			 * runtime's own variables (kf_rt_state) cut out */
-			uintptr_t cut_lo = (uintptr_t)__start_kf_rt_state, cut_hi = (uintptr_t)__stop_kf_rt_state;
+			uintptr_t cut_lo = (uintptr_t)__start_kf_rt_state,
+				  cut_hi = (uintptr_t)__stop_kf_rt_state;
 			uintptr_t piece[2][2] = {{lo, cut_lo > lo && cut_lo < hi ? cut_lo : hi},
 						 {cut_hi > lo && cut_hi < hi ? cut_hi : hi, hi}};
 			if (!(cut_lo >= lo && cut_lo < hi))
@@ -407,12 +409,14 @@ static bool kf_san_warp_synced(unsigned w, uint16_t since, uint32_t lanes)
 			return true;
 	}
 	/* more __syncwarp since than the ring holds: surely one named both */
-	return W->seq > KF_SAN_RING && (int16_t)(uint16_t)(W->ring_seq[(W->seq - KF_SAN_RING + 1) % KF_SAN_RING] - since) > 1;
+	return W->seq > KF_SAN_RING &&
+	       (int16_t)(uint16_t)(W->ring_seq[(W->seq - KF_SAN_RING + 1) % KF_SAN_RING] - since) > 1;
 }
 
 /* Is an earlier access by thread g (gtid + 1) in interval `in`, at warp count sw (and fence count fc,
  * for a write), ordered before the current thread's access? */
-static bool kf_san_ordered(const struct kf_fiber *f, uint32_t g, uint32_t in, uint16_t sw, bool write, uint16_t fc)
+static bool kf_san_ordered(const struct kf_fiber *f, uint32_t g, uint32_t in, uint16_t sw, bool write,
+			   uint16_t fc)
 {
 	uint32_t me = kf_san_gtid(f);
 	if (g == me)
@@ -435,9 +439,9 @@ static bool kf_san_ordered(const struct kf_fiber *f, uint32_t g, uint32_t in, ui
 
 /* ---- the checks -------------------------------------------------------------------------------- */
 
-static void kf_san_report_race(struct kf_fiber *f, const struct kf_san_region *r, uintptr_t a, uint32_t op, uint32_t n,
-			       uintptr_t ret0, void *const *fp, uint32_t prev_g, uint32_t prev_pc, uint32_t prev_op,
-			       const char *what)
+static void kf_san_report_race(struct kf_fiber *f, const struct kf_san_region *r, uintptr_t a, uint32_t op,
+			       uint32_t n, uintptr_t ret0, void *const *fp, uint32_t prev_g, uint32_t prev_pc,
+			       uint32_t prev_op, const char *what)
 {
 	kf_san_begin_finding(KF_RT_SAN_RACE, r, a);
 	struct kf_rt_san_finding *F = &kf_san.finding;
@@ -474,7 +478,8 @@ static void kf_san_resolve(struct kf_fiber *f)
 	F->prev.pc[0] = p->prev_pc;
 	F->flags |= KF_RT_SAN_F_PREV_WRITE;
 	uint64_t base = kf_san.block_linear * kf_san.nthreads + 1;
-	if (p->prev_gtid >= base && p->prev_gtid < base + kf_san.nthreads && (p->prev_gtid - base) / 32 == f->warp)
+	if (p->prev_gtid >= base && p->prev_gtid < base + kf_san.nthreads &&
+	    (p->prev_gtid - base) / 32 == f->warp)
 		F->flags |= KF_RT_SAN_F_SAME_WARP;
 	snprintf(F->detail, sizeof(F->detail), "write after another thread's write (different values)");
 	kf_san_stop(f);
@@ -490,12 +495,12 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 	uint32_t n = ev->size, op = ev->op;
 	struct kf_san_cell *c = r->cells + (a - r->dlo);
 	uint32_t scope = r->kind == KF_RT_SAN_GLOBAL || r->kind == KF_RT_SAN_MODULE ? kf_san.launch_start
-										      : kf_san.block_start;
+										    : kf_san.block_start;
 	uint32_t me = kf_san_gtid(f), in = kf_san.interval, pc = (uint32_t)ev->pc;
 	uint16_t sw = (uint16_t)kf_san.warps[f->warp & 31].seq;
 	uint16_t fc = kf_san.nfence && me - 1 < kf_san.n_launch_threads ? kf_san.nfence[me - 1] : 0;
 	bool atomic = op == KF_RT_SAN_ATOMIC, reads = op == KF_RT_SAN_LOAD || atomic;
-	uint32_t init_from = r->init == KF_SCOPE_STEP	 ? kf_san.step_start
+	uint32_t init_from = r->init == KF_SCOPE_STEP    ? kf_san.step_start
 			     : r->init == KF_SCOPE_BLOCK ? kf_san.block_start
 							 : 0;
 	bool race = r->race_ok && kf_san.gtid_ok;
@@ -516,8 +521,9 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 			kf_san_begin_finding(KF_RT_SAN_UNINIT, r, a + i);
 			kf_san_cur(&kf_san.finding.cur, f, op, n, ret0, fp);
 			snprintf(kf_san.finding.detail, sizeof(kf_san.finding.detail), "%s",
-				 r->kind == KF_RT_SAN_GLOBAL ? "read before anything wrote it in this run of the plan"
-							    : "read before any thread of the block wrote it");
+				 r->kind == KF_RT_SAN_GLOBAL
+				     ? "read before anything wrote it in this run of the plan"
+				     : "read before any thread of the block wrote it");
 			kf_san.uninit = kf_san.finding;
 			kf_san.uninit_live = true;
 			memset(&kf_san.finding, 0, sizeof(kf_san.finding));
@@ -527,13 +533,15 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 		bool written = c->w && c->wint >= scope, w_atomic = c->flags & KF_C_W_ATOMIC;
 		bool readers = c->r && c->rint >= scope;
 		if (op == KF_RT_SAN_LOAD) {
-			/* read after write; a plain read of an atomically updated word is the CAS-loop idiom */
+			/* read after write; a plain read of an atomically updated word is the CAS-loop idiom
+			 */
 			if (written && !w_atomic && !kf_san_ordered(f, c->w, c->wint, c->wsw, true, c->wfc))
-				kf_san_report_race(f, r, a + i, op, n, ret0, fp, c->w, c->wpc, KF_RT_SAN_STORE,
-						   "read of bytes another thread wrote, with no barrier or __syncwarp "
-						   "between");
+				kf_san_report_race(
+				    f, r, a + i, op, n, ret0, fp, c->w, c->wpc, KF_RT_SAN_STORE,
+				    "read of bytes another thread wrote, with no barrier or __syncwarp "
+				    "between");
 			if (!readers || c->rint != in) {
-				c->flags &= (uint8_t)~(KF_C_R_MANY | KF_C_R_MULTIWARP);
+				c->flags &= (uint8_t) ~(KF_C_R_MANY | KF_C_R_MULTIWARP);
 				c->r = me;
 				c->rint = in;
 				c->rpc = pc;
@@ -542,7 +550,8 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 				if (c->r != me) {
 					unsigned rt = (unsigned)(c->r - base);
 					c->flags |= KF_C_R_MANY;
-					if (c->r < base || c->r >= base + kf_san.nthreads || rt / 32 != f->warp)
+					if (c->r < base || c->r >= base + kf_san.nthreads ||
+					    rt / 32 != f->warp)
 						c->flags |= KF_C_R_MULTIWARP;
 				}
 				if ((int16_t)(uint16_t)(sw - c->rsw) > 0)
@@ -554,12 +563,13 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 		if (written && !kf_san_ordered(f, c->w, c->wint, c->wsw, true, c->wfc)) {
 			if (w_atomic || atomic) {
 				if (!(w_atomic && atomic)) /* atomics never race with atomics */
-					kf_san_report_race(
-					    f, r, a + i, op, n, ret0, fp, c->w, c->wpc,
-					    w_atomic ? KF_RT_SAN_ATOMIC : KF_RT_SAN_STORE,
-					    atomic ? "atomic on bytes another thread wrote plainly, with no barrier "
-						     "between"
-						   : "plain write over another thread's atomic, with no barrier between");
+					kf_san_report_race(f, r, a + i, op, n, ret0, fp, c->w, c->wpc,
+							   w_atomic ? KF_RT_SAN_ATOMIC : KF_RT_SAN_STORE,
+							   atomic ? "atomic on bytes another thread wrote "
+								    "plainly, with no barrier "
+								    "between"
+								  : "plain write over another thread's "
+								    "atomic, with no barrier between");
 			} else if (n <= 16) {
 				/* plain over plain: a race unless both wrote the same value (decided at this
 				 * thread's next event, when the new value is there) */
@@ -576,9 +586,10 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 					kf_san_cur(&p->cur, f, op, n, ret0, fp);
 				}
 			} else {
-				kf_san_report_race(f, r, a + i, op, n, ret0, fp, c->w, c->wpc, KF_RT_SAN_STORE,
-						   "write over another thread's write, with no barrier or __syncwarp "
-						   "between");
+				kf_san_report_race(
+				    f, r, a + i, op, n, ret0, fp, c->w, c->wpc, KF_RT_SAN_STORE,
+				    "write over another thread's write, with no barrier or __syncwarp "
+				    "between");
 			}
 		}
 		/* ... and after other threads' reads (an atomic after a plain read is the CAS idiom too) */
@@ -591,16 +602,19 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 			} else {
 				unsigned rt = (unsigned)(c->r - base);
 				bool in_block = c->r >= base && c->r < base + kf_san.nthreads;
-				uint32_t lanes = (1u << f->lane) | ((c->flags & KF_C_R_MANY) ? 0 : 1u << (rt & 31));
-				ordered = in_block && rt / 32 == f->warp && kf_san_warp_synced(f->warp, c->rsw, lanes);
+				uint32_t lanes =
+				    (1u << f->lane) | ((c->flags & KF_C_R_MANY) ? 0 : 1u << (rt & 31));
+				ordered = in_block && rt / 32 == f->warp &&
+					  kf_san_warp_synced(f->warp, c->rsw, lanes);
 			}
 			if (!ordered)
-				kf_san_report_race(f, r, a + i, op, n, ret0, fp, c->r == me ? 0 : c->r, c->rpc,
-						   KF_RT_SAN_LOAD,
-						   c->r == me ? "write of bytes other threads read, with no barrier or "
-								"__syncwarp between"
-							      : "write of bytes another thread read, with no barrier or "
-								"__syncwarp between");
+				kf_san_report_race(
+				    f, r, a + i, op, n, ret0, fp, c->r == me ? 0 : c->r, c->rpc,
+				    KF_RT_SAN_LOAD,
+				    c->r == me ? "write of bytes other threads read, with no barrier or "
+						 "__syncwarp between"
+					       : "write of bytes another thread read, with no barrier or "
+						 "__syncwarp between");
 		}
 		c->w = me;
 		c->wint = in;
@@ -610,7 +624,7 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 		c->flags = (uint8_t)((c->flags & ~KF_C_W_ATOMIC) | (atomic ? KF_C_W_ATOMIC : 0));
 		if (!atomic) { /* earlier reads were checked against this write; later ones check it */
 			c->r = 0;
-			c->flags &= (uint8_t)~(KF_C_R_MANY | KF_C_R_MULTIWARP);
+			c->flags &= (uint8_t) ~(KF_C_R_MANY | KF_C_R_MULTIWARP);
 		}
 	}
 	for (uint32_t i = n_check; i < n; i++)
@@ -618,7 +632,8 @@ static void kf_san_check(struct kf_fiber *f, struct kf_san_region *r, const stru
 }
 
 /* An address in no region: another thread's stack, the module's code and constants, or nowhere. */
-static void kf_san_outside(struct kf_fiber *f, uintptr_t a, uint32_t n, uint32_t op, uintptr_t ret0, void *const *fp)
+static void kf_san_outside(struct kf_fiber *f, uintptr_t a, uint32_t n, uint32_t op, uintptr_t ret0,
+			   void *const *fp)
 {
 	for (int i = 0; i < kf_san.n_code; i++)
 		if (a >= kf_san.code_lo[i] && a + n <= kf_san.code_hi[i]) {
@@ -634,8 +649,8 @@ static void kf_san_outside(struct kf_fiber *f, uintptr_t a, uint32_t n, uint32_t
 		if (((uintptr_t)b->f[i] & kf_rt_stack_mask) == rb) {
 			F->region = KF_RT_SAN_LOCAL;
 			F->index = (int32_t)i;
-			snprintf(F->detail, sizeof(F->detail), "local memory of another thread (thread %u of the block)",
-				 i);
+			snprintf(F->detail, sizeof(F->detail),
+				 "local memory of another thread (thread %u of the block)", i);
 			break;
 		}
 	if (F->region == KF_RT_SAN_NOWHERE && a >= 65536) {
@@ -675,7 +690,7 @@ static __attribute__((noinline)) void kf_san_slow(uintptr_t a, uint32_t n, uint3
 		struct kf_rt_san_finding *F = &kf_san.finding;
 		snprintf(F->detail, sizeof(F->detail), "%s",
 			 r->kind == KF_RT_SAN_DSHARED ? "past the launch's dynamic shared memory"
-			 : a < r->dlo		      ? "before the start of the buffer"
+			 : a < r->dlo                 ? "before the start of the buffer"
 						      : "past the end of the buffer");
 		kf_san_cur(&F->cur, f, op, n, ret0, fp);
 		kf_san_stop(f);
@@ -697,8 +712,8 @@ static __attribute__((noinline)) void kf_san_slow(uintptr_t a, uint32_t n, uint3
 }
 
 /* Every load and store of the kernel's code, and the atomics and memcpy/memset of the shim. */
-static inline __attribute__((always_inline)) void kf_san_access(uintptr_t a, uint32_t n, uint32_t op, uintptr_t ret0,
-								 void *const *fp)
+static inline __attribute__((always_inline)) void kf_san_access(uintptr_t a, uint32_t n, uint32_t op,
+								uintptr_t ret0, void *const *fp)
 {
 	if (!kf_san.active)
 		return;
@@ -729,12 +744,12 @@ static inline __attribute__((always_inline)) void kf_san_access(uintptr_t a, uin
 #define KF_SAN_HOOK(N, T)                                                                                    \
 	extern "C" KF_HIDDEN void __sanitizer_cov_load##N(T *p)                                              \
 	{                                                                                                    \
-		kf_san_access((uintptr_t)p, N, KF_RT_SAN_LOAD, (uintptr_t)__builtin_return_address(0),        \
+		kf_san_access((uintptr_t)p, N, KF_RT_SAN_LOAD, (uintptr_t)__builtin_return_address(0),       \
 			      (void *const *)__builtin_frame_address(0));                                    \
 	}                                                                                                    \
 	extern "C" KF_HIDDEN void __sanitizer_cov_store##N(T *p)                                             \
 	{                                                                                                    \
-		kf_san_access((uintptr_t)p, N, KF_RT_SAN_STORE, (uintptr_t)__builtin_return_address(0),       \
+		kf_san_access((uintptr_t)p, N, KF_RT_SAN_STORE, (uintptr_t)__builtin_return_address(0),      \
 			      (void *const *)__builtin_frame_address(0));                                    \
 	}
 KF_SAN_HOOK(1, uint8_t)
@@ -797,9 +812,11 @@ extern "C" KF_HIDDEN void __asan_report_store_n(uintptr_t, size_t)
 extern "C" KF_HIDDEN void *__asan_memcpy(void *d, const void *s, size_t n)
 {
 	if (n) {
-		kf_san_access((uintptr_t)s, (uint32_t)n, KF_RT_SAN_LOAD, (uintptr_t)__builtin_return_address(0),
+		kf_san_access((uintptr_t)s, (uint32_t)n, KF_RT_SAN_LOAD,
+			      (uintptr_t)__builtin_return_address(0),
 			      (void *const *)__builtin_frame_address(0));
-		kf_san_access((uintptr_t)d, (uint32_t)n, KF_RT_SAN_STORE, (uintptr_t)__builtin_return_address(0),
+		kf_san_access((uintptr_t)d, (uint32_t)n, KF_RT_SAN_STORE,
+			      (uintptr_t)__builtin_return_address(0),
 			      (void *const *)__builtin_frame_address(0));
 	}
 	return memcpy(d, s, n);
@@ -807,9 +824,11 @@ extern "C" KF_HIDDEN void *__asan_memcpy(void *d, const void *s, size_t n)
 extern "C" KF_HIDDEN void *__asan_memmove(void *d, const void *s, size_t n)
 {
 	if (n) {
-		kf_san_access((uintptr_t)s, (uint32_t)n, KF_RT_SAN_LOAD, (uintptr_t)__builtin_return_address(0),
+		kf_san_access((uintptr_t)s, (uint32_t)n, KF_RT_SAN_LOAD,
+			      (uintptr_t)__builtin_return_address(0),
 			      (void *const *)__builtin_frame_address(0));
-		kf_san_access((uintptr_t)d, (uint32_t)n, KF_RT_SAN_STORE, (uintptr_t)__builtin_return_address(0),
+		kf_san_access((uintptr_t)d, (uint32_t)n, KF_RT_SAN_STORE,
+			      (uintptr_t)__builtin_return_address(0),
 			      (void *const *)__builtin_frame_address(0));
 	}
 	return memmove(d, s, n);
@@ -817,9 +836,25 @@ extern "C" KF_HIDDEN void *__asan_memmove(void *d, const void *s, size_t n)
 extern "C" KF_HIDDEN void *__asan_memset(void *d, int c, size_t n)
 {
 	if (n)
-		kf_san_access((uintptr_t)d, (uint32_t)n, KF_RT_SAN_STORE, (uintptr_t)__builtin_return_address(0),
+		kf_san_access((uintptr_t)d, (uint32_t)n, KF_RT_SAN_STORE,
+			      (uintptr_t)__builtin_return_address(0),
 			      (void *const *)__builtin_frame_address(0));
 	return memset(d, c, n);
+}
+
+/* kf_rt_shutdown: everything the sanitizer holds goes (the module is about to be unloaded). */
+static void kf_san_release(void)
+{
+	for (int i = 0; i < kf_san.n_fixed; i++)
+		if (kf_san.fixed[i].cells)
+			munmap(kf_san.fixed[i].cells, kf_san.fixed[i].cells_bytes);
+	for (int i = 0; i < KF_RT_SAN_MAX_BUFFERS; i++)
+		if (kf_san.gbuf[i].cells)
+			munmap(kf_san.gbuf[i].cells, kf_san.gbuf[i].cells_bytes);
+	free(kf_san.nfence);
+	free(kf_san.pend);
+	free(kf_san.seq);
+	memset(&kf_san, 0, sizeof(kf_san));
 }
 
 /* ---- what the runtime tells the sanitizer ------------------------------------------------------ */
@@ -916,8 +951,8 @@ static void kf_san_collective(struct kf_fiber *f, int op, unsigned mask, uintptr
 	F->mask = mask;
 	F->index = (int32_t)f->lane;
 	kf_san_cur(&F->cur, f, KF_RT_SAN_COLLECTIVE, 0, ret, (void *const *)__builtin_frame_address(0));
-	snprintf(F->detail, sizeof(F->detail), "lane %u calls a warp collective whose mask 0x%08x does not name it",
-		 f->lane, mask);
+	snprintf(F->detail, sizeof(F->detail),
+		 "lane %u calls a warp collective whose mask 0x%08x does not name it", f->lane, mask);
 	kf_san_stop(f);
 }
 
@@ -939,7 +974,8 @@ static void kf_san_shfl_ub(struct kf_fiber *f, unsigned src, bool exited)
 	F->cur.op = KF_RT_SAN_COLLECTIVE;
 	kf_san_ids(kf_san_gtid(f), F->cur.block, F->cur.thread);
 	F->cur.pc[0] = kf_san_off((uintptr_t)f->wpc - 1);
-	snprintf(F->detail, sizeof(F->detail), "lane %u shuffles from lane %u of its warp, which %s", f->lane, src,
+	snprintf(F->detail, sizeof(F->detail), "lane %u shuffles from lane %u of its warp, which %s", f->lane,
+		 src,
 		 exited ? "has exited" : "does not take part (not in the mask, or at another collective)");
 	kf_san.ub_live = true;
 }

@@ -570,7 +570,7 @@ template <class T> static __inline__ void __stwt(T *p, T v)
 	static __inline__ T atomicMax(T *a, T v)                                                             \
 	{                                                                                                    \
 		KF_SAN_ATOMIC(a);                                                                            \
-		T o = KF_ATOMIC_PEEK(a);                                                  \
+		T o = KF_ATOMIC_PEEK(a);                                                                     \
 		while (o < v &&                                                                              \
 		       !__atomic_compare_exchange_n(a, &o, v, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))     \
 			;                                                                                    \
@@ -579,7 +579,7 @@ template <class T> static __inline__ void __stwt(T *p, T v)
 	static __inline__ T atomicMin(T *a, T v)                                                             \
 	{                                                                                                    \
 		KF_SAN_ATOMIC(a);                                                                            \
-		T o = KF_ATOMIC_PEEK(a);                                                  \
+		T o = KF_ATOMIC_PEEK(a);                                                                     \
 		while (o > v &&                                                                              \
 		       !__atomic_compare_exchange_n(a, &o, v, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))     \
 			;                                                                                    \
