@@ -71,7 +71,12 @@ static bool mod_open(const char *name, uint64_t seed, bool sanitize)
 static enum kf_status mod_run(const char *kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx,
 			      uint32_t by, uint32_t bz, uint32_t smem, void **args)
 {
-	struct kf_be_launch l = {kernel, {gx, gy, gz}, {bx, by, bz}, smem, args, 1};
+	struct kf_be_launch l = {.kernel = kernel,
+				 .grid = {gx, gy, gz},
+				 .block = {bx, by, bz},
+				 .smem_bytes = smem,
+				 .args = args,
+				 .line = 1};
 	struct kf_be_run_stats s;
 	bool fatal = false;
 	msg[0] = '\0';

@@ -93,8 +93,13 @@ static enum kf_status run(const char *kernel, uint32_t gx, uint32_t bx, uint32_t
 	struct kf_be_buffer d[8];
 	for (size_t i = 0; i < nb; i++)
 		d[i] = bufs[i].d;
-	CHECKF(kf_backend_cpu.prepare(d, nb, poison, msg, MSG_LEN) == KF_OK, "%s", msg);
-	struct kf_be_launch l = {kernel, {gx, 1, 1}, {bx, 1, 1}, smem, args, 1};
+	CHECKF(kf_backend_cpu.begin_step(d, nb, poison, msg, MSG_LEN) == KF_OK, "%s", msg);
+	struct kf_be_launch l = {.kernel = kernel,
+				 .grid = {gx, 1, 1},
+				 .block = {bx, 1, 1},
+				 .smem_bytes = smem,
+				 .args = args,
+				 .line = 1};
 	memset(f, 0, sizeof(*f));
 	struct kf_be_run_stats s = {.san = f};
 	bool fatal = false;
