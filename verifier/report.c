@@ -140,6 +140,8 @@ void kf_verify_result_print(FILE *f, const struct kf_verify_result *r)
 		fprintf(f, "%-16s %-7s %-28s max_abs %-10.3g max_rel %-10.3g launches %u",
 			kf_verdict_name(s->status), kf_shape_kind_name(s->kind), shape, s->max_abs,
 			s->max_rel, s->launches);
+		if (s->sanitized)
+			fputs(" sanitized", f);
 		if (s->status != KF_VERDICT_PASS)
 			fprintf(f, "\n    %s", s->detail);
 		fputc('\n', f);
