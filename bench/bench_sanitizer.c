@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/eval.h"
 #include "sandbox/sandbox.h"
 #include "verifier/verifier.h"
 
@@ -20,20 +21,21 @@ static int cmp_d(const void *a, const void *b)
 
 /* Median wall time of 3 verifications (after one warm-up that fills the compile and reference caches). */
 static int verify_ms(const struct kf_task *t, const char *kernel, bool sanitize, double *ms,
-		     struct kf_verify_result **last)
+		     struct kf_eval_outcome **last)
 {
 	double w[3];
 	for (int i = -1; i < 3; i++) {
-		struct kf_verify_opts vo;
-		struct kf_verify_result *r = NULL;
+		struct kf_eval_opts eo;
+		struct kf_eval_outcome *r = NULL;
 		struct kf_err err = KF_ERR_INIT;
-		kf_verify_opts_init(&vo);
-		vo.seed = 4242;
-		vo.no_sanitizer = !sanitize;
+		kf_eval_opts_init(&eo);
+		eo.backend = KF_BACKEND_CPU;
+		eo.seed = 4242;
+		eo.no_sanitizer = !sanitize;
 		double t0 = kf_now_ms();
-		if (kf_verify_file(t, kernel, &vo, &r, &err) || r->status != KF_VERDICT_PASS) {
+		if (kf_eval_file(t, kernel, &eo, &r, &err) || r->verdict != KF_VERDICT_PASS) {
 			fprintf(stderr, "bench_sanitizer: %s: %s\n", kernel, r ? r->reason : err.msg);
-			kf_verify_result_free(r);
+			kf_eval_outcome_free(r);
 			return 1;
 		}
 		if (i >= 0)
@@ -41,7 +43,7 @@ static int verify_ms(const struct kf_task *t, const char *kernel, bool sanitize,
 		if (i == 2 && last)
 			*last = r;
 		else
-			kf_verify_result_free(r);
+			kf_eval_outcome_free(r);
 	}
 	qsort(w, 3, sizeof(double), cmp_d);
 	*ms = w[1];
@@ -79,15 +81,16 @@ int main(void)
 	for (size_t i = 0; i < 2 && !rc; i++) {
 		struct kf_task *t = NULL;
 		struct kf_err err = KF_ERR_INIT;
-		struct kf_verify_result *r = NULL;
+		struct kf_eval_outcome *o = NULL;
 		double plain, san;
 		if (kf_task_load(cases[i][0], 0, NULL, &t, &err)) {
 			fprintf(stderr, "bench_sanitizer: %s\n", err.msg);
 			return 1;
 		}
 		rc = verify_ms(t, cases[i][1], false, &plain, NULL) ||
-		     verify_ms(t, cases[i][1], true, &san, &r);
+		     verify_ms(t, cases[i][1], true, &san, &o);
 		if (!rc) {
+			const struct kf_verify_result *r = o->verify;
 			/* the sanitized runs' own time is the pass's cost; the wall ratio also carries the
 			 * shapes checked in parallel and this machine's noise */
 			printf(
@@ -98,7 +101,7 @@ int main(void)
 			    (unsigned long long)r->san_accesses,
 			    r->san_accesses ? r->san_ms * 1e6 / (double)r->san_accesses : 0.0);
 		}
-		kf_verify_result_free(r);
+		kf_eval_outcome_free(o);
 		kf_task_free(t);
 	}
 	if (rc)

@@ -1,8 +1,9 @@
 /* The cpu sanitizer below the verifier: instrumented modules (kf_compile_opts.instrument) loaded by the
- * worker's cpu ops table (compiled into this test, as the worker links it) and run with exact buffer
+ * worker's cpu ops table (the worker's library, linked as the worker links it) and run with exact buffer
  * descriptions; each finding is checked field by field (kind, region, buffer, offset, threads, the
  * module offsets of its lines, the other access of a race); correct kernels run clean; the plain build
  * poisons shared memory per block; the wire protocol carries a finding and rejects a forged one. */
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -11,7 +12,8 @@
 #include "sandbox/sandbox.h"
 #include "testing.h"
 
-#include "../../sandbox/cpu/worker/backend_cpu.c"
+/* The worker-side ops table under test, from the worker's library (the worker links it the same way). */
+#include "sandbox/worker/backend.h"
 
 #define MSG_LEN 1024
 #define GUARD 4096
