@@ -75,6 +75,10 @@ struct kf_backend_ops {
 	enum kf_status (*begin_step)(const struct kf_be_buffer *bufs, size_t n, uint32_t poison, char *msg,
 				     size_t msg_len);
 
+	/* The engine wrote [dst, dst + n_bytes) of a buffer during the run, between launches (a
+	 * `// kforge:zero`): data from now on (cpu: an instrumented module's initcheck). May be NULL. */
+	void (*host_wrote)(uint64_t dst, size_t n_bytes);
+
 	/* Evicts caches before a timed run (cuda: write >= 2x L2). May be NULL. */
 	enum kf_status (*flush_l2)(char *msg, size_t msg_len);
 

@@ -275,6 +275,8 @@ static enum kf_status run_plan(struct kf_wk *wk, const struct kf_wk_slot *sl, bo
 				continue;
 			st = fill_bytes(wk, sl->base[pz->buffer] + G, pz->byte * 0x01010101u,
 					s->buffers[pz->buffer].n_bytes, msg, msg_len);
+			if (!st && wk->ops->host_wrote)
+				wk->ops->host_wrote(sl->base[pz->buffer] + G, s->buffers[pz->buffer].n_bytes);
 			if (st) {
 				char m[KF_PROTO_TEXT];
 				snprintf(m, sizeof(m), "line %d: cannot zero buffer %u: %s", (int)pz->line,

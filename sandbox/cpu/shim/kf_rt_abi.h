@@ -146,12 +146,16 @@ int kf_san_abi_version(void);
 /* The buffers of the coming runs (call before each run of the plan: it also starts the run's
  * initialization tracking). KF_RT_NOMEM when the shadow memory cannot be had. */
 int kf_san_configure(const struct kf_rt_san_buffer *bufs, size_t n);
+/* The loader wrote [addr, addr + n_bytes) itself between launches (a `// kforge:zero` memset): those
+ * bytes hold data from now on, ordered before the next launch. */
+void kf_san_host_write(uint64_t addr, uint64_t n_bytes);
 /* The finding that stopped the last launch (kind NONE if none), and the launch's statistics. */
 void kf_san_take(struct kf_rt_san_finding *out, struct kf_rt_san_stats *stats);
 
 typedef int (*kf_san_abi_version_fn)(void);
 typedef int (*kf_san_configure_fn)(const struct kf_rt_san_buffer *bufs, size_t n);
 typedef void (*kf_san_take_fn)(struct kf_rt_san_finding *out, struct kf_rt_san_stats *stats);
+typedef void (*kf_san_host_write_fn)(uint64_t addr, uint64_t n_bytes);
 
 typedef int (*kf_rt_abi_version_fn)(void);
 typedef int (*kf_rt_configure_fn)(const struct kf_rt_config *c);

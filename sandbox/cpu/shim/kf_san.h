@@ -363,6 +363,29 @@ KF_EXPORT int kf_san_configure(const struct kf_rt_san_buffer *bufs, size_t n)
 	return KF_RT_OK;
 }
 
+#define KF_SAN_HOST 0xffffffffu /* the writer id of the loader's own writes */
+
+KF_EXPORT void kf_san_host_write(uint64_t addr, uint64_t n_bytes)
+{
+	if (!kf_san.ready)
+		return;
+	for (int i = 0; i < kf_san.n_reg; i++) {
+		struct kf_san_region *r = &kf_san.reg[i];
+		if (!r->cells || addr + n_bytes <= r->dlo || addr >= r->dhi)
+			continue;
+		uintptr_t lo = addr > r->dlo ? addr : r->dlo,
+			  hi = addr + n_bytes < r->dhi ? addr + n_bytes : r->dhi;
+		for (uintptr_t a = lo; a < hi; a++) {
+			/* written in this run (initialised), in an interval before the next launch's (no
+			 * race) */
+			struct kf_san_cell *c = r->cells + (a - r->dlo);
+			memset(c, 0, sizeof(*c));
+			c->w = KF_SAN_HOST;
+			c->wint = kf_san.interval;
+		}
+	}
+}
+
 KF_EXPORT void kf_san_take(struct kf_rt_san_finding *out, struct kf_rt_san_stats *stats)
 {
 	if (out)

@@ -25,6 +25,7 @@ static struct {
 	/* an instrumented module's sanitizer (NULL for a plain one) */
 	kf_san_configure_fn san_configure;
 	kf_san_take_fn san_take;
+	kf_san_host_write_fn san_host_write;
 	size_t n_kernels;
 	char names[CPU_MAX_KERNELS][128];
 	kf_rt_entry_fn entries[CPU_MAX_KERNELS];
@@ -221,7 +222,9 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 	if (san_ver) {
 		cpu.san_configure = (kf_san_configure_fn)dlsym(so, "kf_san_configure");
 		cpu.san_take = (kf_san_take_fn)dlsym(so, "kf_san_take");
-		if (san_ver() != KF_RT_SAN_ABI_VERSION || !cpu.san_configure || !cpu.san_take) {
+		cpu.san_host_write = (kf_san_host_write_fn)dlsym(so, "kf_san_host_write");
+		if (san_ver() != KF_RT_SAN_ABI_VERSION || !cpu.san_configure || !cpu.san_take ||
+		    !cpu.san_host_write) {
 			snprintf(msg, msg_len, "the module's sanitizer is not of ABI version %d",
 				 KF_RT_SAN_ABI_VERSION);
 			dlclose(so);
@@ -439,6 +442,13 @@ static enum kf_status cpu_begin_step(const struct kf_be_buffer *bufs, size_t n, 
 	return KF_OK;
 }
 
+/* A kforge:zero between the run's launches: an instrumented module takes those bytes as written. */
+static void cpu_host_wrote(uint64_t dst, size_t n_bytes)
+{
+	if (cpu.san_host_write)
+		cpu.san_host_write(dst, n_bytes);
+}
+
 static void cpu_shutdown(void)
 {
 	if (cpu.so) {
@@ -461,6 +471,7 @@ const struct kf_backend_ops kf_backend_cpu = {
     .fill32 = cpu_fill32,
     .run = cpu_run,
     .begin_step = cpu_begin_step,
+    .host_wrote = cpu_host_wrote,
     .flush_l2 = NULL,
     .shutdown = cpu_shutdown,
     .before_filter = cpu_before_filter,
