@@ -154,11 +154,10 @@ void kf_verify_result_print(FILE *f, const struct kf_verify_result *r)
 			r->backend == KF_BACKEND_CPU ? "; cpu run" : "; GPU run");
 	if (r->backend == KF_BACKEND_CPU) {
 		if (r->sanitizer)
-			fprintf(
-			    f,
-			    "; cpu sanitizer (memcheck, initcheck, racecheck, warp UB) at %u shapes, %" PRIu64
-			    " accesses",
-			    r->san_shapes, r->san_accesses);
+			fprintf(f,
+				"; cpu sanitizer (memcheck, initcheck, racecheck, warp UB) at %u shape%s, "
+				"%" PRIu64 " accesses",
+				r->san_shapes, r->san_shapes == 1 ? "" : "s", r->san_accesses);
 		else
 			fprintf(f, "; no cpu sanitizer run");
 		if (r->san_note[0])

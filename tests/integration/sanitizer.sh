@@ -46,10 +46,18 @@ while read -r kernel task want line other; do
 done <"$D/sanitizer/expected.txt"
 
 # Only the sanitizer sees these: without it they pass (so the check is what rejects them).
-for k in shared_plus_equals.cu oob_4352.cu dyn_smem_overrun.cu; do
+for k in shared_plus_equals.cu oob_4352.cu dyn_smem_overrun.cu local_other_thread.cu; do
 	t=rowsum_f32; [ "$k" = oob_4352.cu ] && t=relu_f32
 	expect_exit 0 "$k passes without the sanitizer (only it can see this)" -- \
 		"$KFORGE" verify --backend cpu --no-sanitizer "$D/vtasks/$t/task.json" "$D/sanitizer/$k"
+done
+
+# Shared memory poisoned per block (static and dynamic): without the sanitizer, a never-written or
+# partly written shared array still changes the result between the two poison patterns.
+for k in shared_never_written.cu dyn_shared_never_written.cu partial_init_tree.cu; do
+	expect_exit 1 "$k fails without the sanitizer too (shared memory is poisoned)" -- \
+		"$KFORGE" verify --backend cpu --no-sanitizer "$D/vtasks/rowsum_f32/task.json" "$D/sanitizer/$k"
+	case "$OUT_TXT" in *"verdict: pass"*) bad "$k: a pass verdict without the sanitizer" ;; esac
 done
 
 # A crash gets a line: the plain run died of SIGSEGV (or AddressSanitizer's SEGV report, in a sanitized
