@@ -323,6 +323,16 @@ struct kf_prompt_baseline {
 	double floor_ns;   /* roofline floor on the target (its peaks); 0: unknown */
 	const char *bound; /* "memory" or "compute" */
 	const char *peaks; /* the peaks' source, "NVIDIA H100 SXM (table)" */
+	/* The task's baselines (a tuned kernel, a library call), timed once at the same shape and clock
+	 * beside the reference: part of the target ("cuBLAS takes X us here"). Borrowed strings. */
+	size_t n_baselines;
+	struct kf_prompt_vs {
+		const char *name;   /* "cublas.gemm", "baseline.cu" */
+		bool library;       /* a library call, else a kernel file shipped with the task */
+		double median_ns;   /* its median at the shape; 0: not timed (see status) */
+		double ratio;       /* its time / the reference's, from the same session; 0: not timed */
+		const char *status; /* "timed", "unavailable", "rejected", "failed", "skipped" */
+	} baselines[8];
 };
 
 struct kf_prompt_input {

@@ -194,6 +194,9 @@ struct opt {
 	size_t n_att, cap_att;
 	struct kf_prompt_baseline baseline;
 	char baseline_shape[256], baseline_peaks[64];
+	/* the reference timed once beside the task's baselines: the prompt's target and what candidates'
+	 * speedups over the baselines are chained through (NULL: not measured) */
+	struct kf_profile_result *base_once;
 };
 
 static char *dup_bounded(const char *s, size_t max)
@@ -322,6 +325,24 @@ static void atfork_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
+/* The evaluation options of this run's candidates; the baselines' one session uses the same (same
+ * shapes, same stopping rule), so the candidate's speedups can be chained through the reference. */
+static void run_eval_opts(const struct opt *z, struct kf_eval_opts *eo)
+{
+	kf_eval_opts_init(eo);
+	eo->backend = z->o->backend;
+	eo->device = z->o->device;
+	eo->worker_path = z->o->worker_path;
+	eo->profile = true;
+	eo->stop = &kf_optimize_stop;
+	if (z->o->backend == KF_BACKEND_CPU)
+		/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2% relative
+		 * standard error, at most 30 samples or 1.5 s a side (the bootstrap interval stays honest: it
+		 * is computed from whatever was sampled) */
+		eo->rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
+	eo->baselines_once = z->base_once;
+}
+
 /* ---- evaluation (worker thread: a worker session is ended by the thread that started it) ---------- */
 
 static void *eval_main(void *arg)
@@ -333,6 +354,26 @@ static void *eval_main(void *arg)
 }
 
 /* ---- records ---------------------------------------------------------------------------------- */
+
+/* A correct candidate's timing feedback and, for the first timed shape, where it stands against each
+ * baseline the run timed: the target of the next attempt (on the cpu backend a CPU-clock ratio, said so). */
+static char *feedback_with_baselines(const char *text, const struct kf_eval_outcome *ev)
+{
+	struct kf_buf b = KF_BUF_INIT(4000);
+	const struct kf_eval_timing *t = ev->n_timings ? &ev->timings[0] : NULL;
+	if (!text && (!t || !t->n_baselines))
+		return NULL;
+	if (text)
+		kf_buf_adds(&b, text);
+	for (size_t i = 0; t && i < t->n_baselines; i++) {
+		const struct kf_eval_baseline_time *x = &t->baselines[i];
+		kf_buf_addf(&b, "vs %s (%s): %.2fx (95%% CI %.2f-%.2f%s)%s\n", x->name,
+			    x->library ? "the library call" : "a tuned kernel", x->speedup.point,
+			    x->speedup.lo, x->speedup.hi, x->significant ? ", significantly faster" : "",
+			    strcmp(t->clock, "cpu") ? "" : " on the CPU clock, not GPU speed");
+	}
+	return kf_buf_detach(&b, NULL);
+}
 
 /* Turns a finished evaluation into the cand fields and the search observation, and records the step (llm
  * call, candidate, evaluation, timings) in one transaction. */
@@ -355,7 +396,7 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 	if (correct) {
 		c->lo = ev->speedup_lo;
 		c->hi = ev->speedup_hi;
-		c->profile_text = kf_strdup(fb->profile_text);
+		c->profile_text = feedback_with_baselines(fb->profile_text, ev);
 	}
 
 	char tags[512];
@@ -541,7 +582,9 @@ static void prompt_common(struct opt *z, struct kf_prompt_input *in)
 	in->device = z->o->backend == KF_BACKEND_CUDA ? z->o->device : NULL;
 	in->arch = z->o->backend == KF_BACKEND_CUDA && z->o->device ? z->o->device->arch : "sm_90";
 	in->clock = z->clock;
-	in->baseline = z->baseline.ref_ns > 0 || z->baseline.floor_ns > 0 ? &z->baseline : NULL;
+	in->baseline = z->baseline.ref_ns > 0 || z->baseline.floor_ns > 0 || z->baseline.n_baselines
+			   ? &z->baseline
+			   : NULL;
 }
 
 /* Submits the request, unless an identical prompt is in flight: then it says which attempt it is and asks
@@ -963,17 +1006,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 	j->task = z->task;
 	j->source = pr.source;
 	j->len = pr.source_len;
-	kf_eval_opts_init(&j->eo);
-	j->eo.backend = z->o->backend;
-	j->eo.device = z->o->device;
-	j->eo.worker_path = z->o->worker_path;
-	j->eo.profile = true;
-	j->eo.stop = &kf_optimize_stop;
-	if (z->o->backend == KF_BACKEND_CPU)
-		/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2% relative
-		 * standard error, at most 30 samples or 1.5 s a side (the bootstrap interval stays honest: it
-		 * is computed from whatever was sampled) */
-		j->eo.rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
+	run_eval_opts(z, &j->eo);
 	j->err = (struct kf_err)KF_ERR_INIT;
 	if (pthread_create(&j->th, NULL, eval_main, j)) {
 		free(j);
@@ -1299,7 +1332,10 @@ static bool shape_hidden(const struct kf_task *t, const struct kf_shape *s)
 }
 
 /* The seed prompt's "where the time goes": the reference timed once (on this run's backend and clock)
- * and the roofline floor of the target at the same shape. Best effort: a run goes on without it. */
+ * beside every baseline of the task, and the roofline floor of the target at the same shape. That one
+ * session is also what every candidate's speedup over a baseline is chained through (docs/baselines.md,
+ * "What a search measures"): the baselines are timed once per run, not once per candidate. Best effort:
+ * a run goes on without it (and then without baseline comparisons). */
 static void measure_baseline(struct opt *z)
 {
 	const struct kf_task *t = z->task;
@@ -1308,7 +1344,6 @@ static void measure_baseline(struct opt *z)
 	struct kf_peaks dev;
 	const struct kf_peaks *pk = NULL;
 	const struct kf_device_info *d = o->backend == KF_BACKEND_CUDA ? o->device : NULL;
-	struct kf_kfile *kf = NULL;
 	struct kf_profile_result *pr = NULL;
 	struct kf_err e2 = KF_ERR_INIT;
 	double flops = 0, bytes = 0;
@@ -1321,22 +1356,31 @@ static void measure_baseline(struct opt *z)
 		pk = &dev;
 	else
 		pk = kf_peaks_table_guess(d ? d->name : NULL, d && d->arch[0] ? d->arch : "sm_90");
-	if (!kf_optimize_stop &&
-	    !kf_kfile_parse("reference.cu", z->ref_source, strlen(z->ref_source), &kf, &e2) &&
-	    !kf_kfile_bind(kf, t, &e2)) {
-		struct kf_profile_opts po;
-		kf_profile_opts_init(&po);
-		po.backend = o->backend;
-		po.device = d;
-		po.worker_path = o->worker_path;
-		po.seed = z->seed ? z->seed : 1;
-		if (o->backend == KF_BACKEND_CPU)
-			po.rule =
-			    (struct kf_stop_rule){3, 5e6, 0.05, 10, 0.5e9}; /* a rough figure is enough */
-		if (!kf_profile_run(t, kf, &po, &pr, &e2) && pr->n_shapes > 0 &&
-		    !shape_hidden(t, &pr->shapes[0].shape)) {
-			z->baseline.ref_ns = pr->shapes[0].ref.stats.median;
-			shape = &pr->shapes[0].shape;
+	if (!kf_optimize_stop) {
+		struct kf_eval_opts eo;
+		run_eval_opts(z, &eo);
+		eo.seed = z->seed ? z->seed : 1;
+		if (!kf_eval_baselines_time(t, &eo, &pr, &e2) && pr->n_shapes > 0) {
+			z->base_once = pr;
+			if (!shape_hidden(t, &pr->shapes[0].shape)) {
+				const struct kf_profile_shape *ps = &pr->shapes[0];
+				z->baseline.ref_ns = ps->ref.stats.median;
+				shape = &ps->shape;
+				for (size_t b = 0;
+				     b < pr->n_baselines && b < KF_ARRAY_SIZE(z->baseline.baselines); b++) {
+					struct kf_prompt_vs *v =
+					    &z->baseline.baselines[z->baseline.n_baselines++];
+					*v = (struct kf_prompt_vs){
+					    pr->baselines[b].name, pr->baselines[b].library, 0, 0,
+					    kf_profile_base_status_name(pr->baselines[b].status)};
+					if (ps->base_timed[b] && ps->ref.stats.median > 0) {
+						v->median_ns = ps->bases[b].stats.median;
+						v->ratio = v->median_ns / ps->ref.stats.median;
+					}
+				}
+			}
+		} else {
+			kf_profile_result_free(pr);
 		}
 	}
 	if (shape) {
@@ -1358,8 +1402,6 @@ static void measure_baseline(struct opt *z)
 		z->baseline.peaks = z->baseline_peaks;
 	}
 	z->baseline.clock = z->clock;
-	kf_profile_result_free(pr);
-	kf_kfile_free(kf);
 }
 
 static enum kf_status setup(struct opt *z, struct kf_err *err)
@@ -1529,7 +1571,12 @@ static void fill_result(struct opt *z)
 		r->best_hi = z->cands[z->best].hi;
 		r->improved = r->best_speedup > 1.0;
 		r->significant = r->best_lo > 1.0;
+		struct kf_err e2 = KF_ERR_INIT;
+		if (kf_kb_candidate_vs(z->kb, r->best_candidate_id, r->baselines, KF_ARRAY_SIZE(r->baselines),
+				       &r->n_baselines, &e2))
+			r->n_baselines = 0; /* the summary goes without them; the report says the same */
 	}
+	r->best_baseline = kf_kb_vs_best(r->baselines, r->n_baselines);
 }
 
 /* The model's price: an unknown one is a warning, and with --budget-usd a refusal (the budget could never
@@ -1691,6 +1738,7 @@ done:
 	free(z.reqs);
 	free(z.att);
 	kf_search_free(z.search);
+	kf_profile_result_free(z.base_once);
 	kf_kb_close(z.kb);
 	free(z.ref_source);
 	kf_task_free(z.task);

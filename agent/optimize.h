@@ -7,6 +7,7 @@
 #include <limits.h>
 
 #include "agent/agent.h"
+#include "kb/kb.h"
 #include "kf.h"
 #include "sandbox/sandbox.h"
 #include "verifier/verifier.h"
@@ -78,6 +79,12 @@ struct kf_optimize_result {
 				  in 8 attempts", the API's message of a fatal error, ... */
 	char warning[256];     /* e.g. the model has no price (cost reported as $0) */
 	char best_path[PATH_MAX]; /* DIR/best.cu ("" when nothing verified) */
+	/* the best candidate against each of the task's baselines (from its recorded timings: kb.h's
+	 * kf_kb_vs, the speedup baseline/candidate over the timing shapes, chained through the reference
+	 * in a search); n_baselines 0 when nothing was verified or the task has none */
+	size_t n_baselines;
+	struct kf_kb_vs baselines[8];
+	int best_baseline; /* the one the candidate is least faster than (kf_kb_vs_best); -1 none timed */
 };
 
 /* Runs (or resumes) a search. Returns KF_OK when the run completed (improved or not — see result),

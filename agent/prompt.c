@@ -576,13 +576,72 @@ static enum kf_status add_facts(struct kf_buf *b, const struct kf_device_info *d
 	return st;
 }
 
+/* "cuBLAS" for "cublas.gemm", "cuBLASLt" for "cublasLt.matmul", "cuDNN" for "cudnn.conv_fwd". */
+static const char *library_name(const char *op)
+{
+	if (!strncmp(op, "cublasLt.", 9))
+		return "cuBLASLt";
+	if (!strncmp(op, "cublas.", 7))
+		return "cuBLAS";
+	if (!strncmp(op, "cudnn.", 6))
+		return "cuDNN";
+	return "the library";
+}
+
+/* The task's baselines as part of the target: on a GPU their times at the shape ("cuBLAS takes X us
+ * here"); on the cpu backend only the CPU-clock ratio to the reference, said to be one, and for a library
+ * call that cannot run there no number at all. Baselines that were rejected or failed are left out. */
+static enum kf_status add_vs(struct kf_buf *b, const struct kf_prompt_baseline *bl)
+{
+	bool cpu = bl->clock && !strcmp(bl->clock, "cpu");
+	enum kf_status st = KF_OK;
+	int shown = 0, timed = 0;
+	for (size_t i = 0; i < bl->n_baselines && i < KF_ARRAY_SIZE(bl->baselines) && !st; i++) {
+		const struct kf_prompt_vs *v = &bl->baselines[i];
+		char t[32], who[200];
+		bool is_timed = v->median_ns > 0 && v->ratio > 0;
+		if (!v->name)
+			continue;
+		if (v->library)
+			snprintf(who, sizeof(who), "%s (`%s`, the library call a user would otherwise run)",
+				 library_name(v->name), v->name);
+		else
+			snprintf(who, sizeof(who), "`%s` (a tuned kernel shipped with the task)", v->name);
+		kf_format_ns(v->median_ns, t, sizeof(t));
+		if (is_timed && !cpu)
+			st = kf_buf_addf(
+			    b, "\n- %s takes %s here (median, GPU clock): %.2fx the reference's time", who, t,
+			    v->ratio);
+		else if (is_timed)
+			st = kf_buf_addf(
+			    b,
+			    "\n- %s took %.2fx the reference's time here on the CPU clock (kforge's "
+			    "CPU backend: not a GPU time; a CPU-clock ratio says little about the GPU, "
+			    "where warp-level code, slow on CPU fibers, pays off)",
+			    who, v->ratio);
+		else if (v->library && cpu && v->status && !strcmp(v->status, "unavailable"))
+			st = kf_buf_addf(b, "\n- %s cannot run on the CPU backend: no time for it here", who);
+		else
+			continue;
+		shown++;
+		timed += is_timed;
+	}
+	if (!st && timed && !cpu)
+		st = kf_buf_adds(b,
+				 "\n- the target is to beat the fastest of these: a kernel slower than what "
+				 "a user already has is no win");
+	else if (!st && shown && cpu)
+		st = kf_buf_adds(b, "\n- on the GPU, the target is to beat these");
+	return st;
+}
+
 static enum kf_status add_baseline(struct kf_buf *b, const struct kf_task *t,
 				   const struct kf_prompt_baseline *bl)
 {
 	char ref[32], floor[32];
 	enum kf_status st = KF_OK;
 	struct kf_buf shape = KF_BUF_INIT(512);
-	if (!bl || (bl->ref_ns <= 0 && bl->floor_ns <= 0))
+	if (!bl || (bl->ref_ns <= 0 && bl->floor_ns <= 0 && !bl->n_baselines))
 		return KF_OK;
 	if (bl->shape && (st = add_redacted(&shape, t, bl->shape, 400)))
 		return st;
@@ -603,6 +662,8 @@ static enum kf_status add_baseline(struct kf_buf *b, const struct kf_task *t,
 	if (!st && bl->ref_ns > 0 && bl->floor_ns > 0 && bl->clock && strcmp(bl->clock, "cpu"))
 		st = kf_buf_addf(b, "\n- so the reference runs at %.0f%% of the speed of light",
 				 100.0 * bl->floor_ns / bl->ref_ns);
+	if (!st)
+		st = add_vs(b, bl);
 	kf_buf_release(&shape);
 	return st;
 }

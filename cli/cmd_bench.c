@@ -63,6 +63,22 @@ static void note_done(void *ctx, size_t done, size_t n, const struct kf_suite_ta
 	fprintf(stderr, "[%zu/%zu] %s: run %lld\n", done, n, t->name, (long long)run_id);
 }
 
+/* fast_p and the geomean against each task's best baseline, for the tasks that have one to run. */
+static void print_vs(const struct kf_bench_metrics *m)
+{
+	const char *w = kf_bench_base_word(m);
+	if (!m->n_base)
+		return;
+	printf("  vs %s (%zu tasks with a baseline, %zu timed): geomean %.3fx;", w, m->n_base,
+	       m->n_base_timed, m->geomean_base);
+	for (size_t k = 0; k < m->n_p; k++)
+		printf(" fast_%g=%.3f", m->p[k], m->fast_base[k]);
+	printf("\n  vs %s significant:", w);
+	for (size_t k = 0; k < m->n_p; k++)
+		printf(" fast_%g=%.3f", m->p[k], m->fast_base_sig[k]);
+	printf("\n");
+}
+
 static void print_summary(const struct kf_bench_metrics *m, size_t n_m, const char *out_dir)
 {
 	for (size_t i = 0; i < n_m; i++) {
@@ -80,10 +96,14 @@ static void print_summary(const struct kf_bench_metrics *m, size_t n_m, const ch
 		for (size_t k = 0; k < m[i].n_p; k++)
 			printf(" fast_%g=%.3f", m[i].p[k], m[i].fast_sig[k]);
 		printf("\n");
+		print_vs(&m[i]);
 	}
 	if (n_m && m[0].cpu_clock)
 		printf("note: cpu backend: speedups are CPU times, not GPU speed\n");
-	printf("baseline: each task's reference kernel\nreports: %s/bench.{html,md,json,csv}\n", out_dir);
+	printf(
+	    "baseline: each task's reference kernel (vs %s: each task's best baseline, the tuned kernel or "
+	    "library call it is least faster than)\nreports: %s/bench.{html,md,json,csv}\n",
+	    n_m ? kf_bench_base_word(&m[0]) : "baseline", out_dir);
 }
 
 /* --slurm: writes and submits the job array, then says how to collect it. */

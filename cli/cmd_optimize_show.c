@@ -2,6 +2,7 @@
  * as text or one JSON document. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -37,6 +38,45 @@ void kf_cli_optimize_progress(void *ctx, const struct kf_optimize_progress *p)
 	l->shown = true;
 }
 
+/* The best candidate against each of the task's baselines, as JSON and as text lines. */
+static cJSON *vs_json(const struct kf_optimize_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < r->n_baselines; i++) {
+		const struct kf_kb_vs *v = &r->baselines[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", v->name);
+		cJSON_AddStringToObject(j, "kind", v->library ? "library" : "kernel");
+		cJSON_AddStringToObject(j, "status", v->status);
+		cJSON_AddStringToObject(j, "reason", v->reason);
+		if (v->n_timed) {
+			cJSON_AddNumberToObject(j, "speedup", v->speedup);
+			cJSON_AddNumberToObject(j, "speedup_lo", v->lo);
+			cJSON_AddNumberToObject(j, "speedup_hi", v->hi);
+			cJSON_AddBoolToObject(j, "significant", v->significant);
+			cJSON_AddStringToObject(j, "method", v->method);
+			cJSON_AddNumberToObject(j, "median_ms", v->median_ms);
+		}
+		cJSON_AddItemToArray(a, j);
+	}
+	return a;
+}
+
+static void vs_print(const struct kf_optimize_result *r)
+{
+	for (size_t i = 0; i < r->n_baselines; i++) {
+		const struct kf_kb_vs *v = &r->baselines[i];
+		if (v->n_timed)
+			printf("vs %s (%s): %.3fx (95%% CI %.3f-%.3f, %s clock%s%s)\n", v->name,
+			       v->library ? "library" : "kernel", v->speedup, v->lo, v->hi, r->clock,
+			       v->significant ? ", significant" : ", not significant",
+			       strcmp(v->method, "chained") ? "" : "; chained through the reference's time");
+		else
+			printf("vs %s (%s): %s: %s\n", v->name, v->library ? "library" : "kernel", v->status,
+			       v->reason);
+	}
+}
+
 void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md, const char *html, bool json)
 {
 	if (json) {
@@ -54,6 +94,11 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 		} else {
 			cJSON_AddNullToObject(o, "best_candidate_id");
 		}
+		cJSON_AddItemToObject(o, "baselines", vs_json(r));
+		if (r->best_baseline >= 0)
+			cJSON_AddStringToObject(o, "best_baseline", r->baselines[r->best_baseline].name);
+		else
+			cJSON_AddNullToObject(o, "best_baseline");
 		cJSON_AddNumberToObject(o, "calls", (double)r->calls);
 		cJSON_AddNumberToObject(o, "calls_failed", (double)r->calls_failed);
 		cJSON_AddNumberToObject(o, "replies_unusable", (double)r->replies_unusable);
@@ -116,6 +161,7 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 		       (long long)r->best_candidate_id, r->best_speedup, r->clock);
 	else
 		printf("no verified improvement: no candidate passed verification\n");
+	vs_print(r);
 	if (r->best_path[0])
 		printf("best kernel: %s\n", r->best_path);
 	if (md[0])

@@ -49,8 +49,89 @@ static cJSON *timed_json(const struct kf_timed *t)
 	return o;
 }
 
-static cJSON *profile_json(const struct kf_profile_result *r)
+/* ---- the task's baselines: every one with what became of it, and the candidate against each timed one ----
+ */
+
+static cJSON *baselines_json(const struct kf_eval_outcome *r)
 {
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < r->n_baselines; i++) {
+		const struct kf_profile_baseline *b = &r->baselines[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", b->name);
+		cJSON_AddStringToObject(j, "kind", b->library ? "library" : "kernel");
+		cJSON_AddStringToObject(j, "call", b->call);
+		cJSON_AddStringToObject(j, "status", kf_profile_base_status_name(b->status));
+		if (b->verdict[0])
+			cJSON_AddStringToObject(j, "verdict", b->verdict);
+		cJSON_AddStringToObject(j, "reason", b->reason);
+		cJSON_AddItemToArray(a, j);
+	}
+	return a;
+}
+
+/* Per timed shape: the candidate's speedup over each baseline timed there (baseline / candidate). */
+static cJSON *shape_baselines_json(const struct kf_eval_timing *t)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; t && i < t->n_baselines; i++) {
+		const struct kf_eval_baseline_time *b = &t->baselines[i];
+		cJSON *j = cJSON_CreateObject(), *ci = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", b->name);
+		cJSON_AddStringToObject(j, "kind", b->library ? "library" : "kernel");
+		cJSON_AddStringToObject(j, "clock", t->clock);
+		cJSON_AddNumberToObject(j, "median_ns", b->median_ns);
+		cJSON_AddNumberToObject(ci, "point", b->speedup.point);
+		cJSON_AddNumberToObject(ci, "lo", b->speedup.lo);
+		cJSON_AddNumberToObject(ci, "hi", b->speedup.hi);
+		cJSON_AddNumberToObject(ci, "level", b->speedup.level);
+		cJSON_AddBoolToObject(ci, "significant", b->significant);
+		cJSON_AddItemToObject(j, "speedup", ci);
+		cJSON_AddStringToObject(j, "method", b->chained ? "chained" : "interleaved");
+		cJSON_AddItemToArray(a, j);
+	}
+	return a;
+}
+
+static void print_shape_baselines(const struct kf_eval_timing *t)
+{
+	for (size_t i = 0; t && i < t->n_baselines; i++) {
+		const struct kf_eval_baseline_time *b = &t->baselines[i];
+		char ms[32];
+		kf_format_ns(b->median_ns, ms, sizeof(ms));
+		printf("  vs %s (%s) %.3fx (95%% CI %.3f-%.3f)%s; it takes %s (%s clock)\n", b->name,
+		       b->library ? "library" : "kernel", b->speedup.point, b->speedup.lo, b->speedup.hi,
+		       b->significant ? ", significant" : ", not significant", ms, t->clock);
+	}
+}
+
+static void print_baselines(const struct kf_eval_outcome *r)
+{
+	if (!r->n_baselines)
+		return;
+	printf("baselines:\n");
+	for (size_t i = 0; i < r->n_baselines; i++) {
+		const struct kf_profile_baseline *b = &r->baselines[i];
+		printf("  %s (%s): %s", b->name, b->library ? "library" : "kernel",
+		       kf_profile_base_status_name(b->status));
+		if (b->status == KF_PROFILE_BASE_TIMED)
+			printf(" (verified, then timed beside the candidate%s)\n",
+			       r->clock[0] == 'c' ? "; CPU clock, not GPU speed" : "");
+		else if (b->verdict[0] && strncmp(b->reason, b->verdict, strlen(b->verdict)))
+			printf(": %s: %s\n", b->verdict, b->reason);
+		else /* the verifier's reason opens with its verdict */
+			printf(": %s\n", b->reason);
+	}
+}
+
+static const struct kf_eval_timing *timing_of(const struct kf_eval_outcome *r, size_t i)
+{
+	return i < r->n_timings ? &r->timings[i] : NULL;
+}
+
+static cJSON *profile_json(const struct kf_eval_outcome *ev)
+{
+	const struct kf_profile_result *r = ev->profile;
 	cJSON *o = cJSON_CreateObject(), *shapes = cJSON_CreateArray(), *res = cJSON_CreateArray();
 	cJSON_AddStringToObject(o, "clock", r->clock);
 	cJSON_AddStringToObject(o, "arch", r->arch);
@@ -74,6 +155,7 @@ static cJSON *profile_json(const struct kf_profile_result *r)
 			cJSON_AddItemToObject(j, "baseline", timed_json(&s->base));
 			cJSON_AddItemToObject(j, "speedup_vs_baseline", ci_json(&s->speedup_base));
 		}
+		cJSON_AddItemToObject(j, "baselines", shape_baselines_json(timing_of(ev, i)));
 		cJSON_AddStringToObject(j, "stop", kf_stop_reason_name(s->stop));
 		cJSON_AddBoolToObject(j, "timed_outputs_ok", s->outputs_ok);
 		if (!s->outputs_ok)
@@ -111,11 +193,13 @@ static cJSON *profile_json(const struct kf_profile_result *r)
 	if (r->flags[0])
 		cJSON_AddStringToObject(o, "flags", r->flags);
 	cJSON_AddStringToObject(o, "text", r->text);
+	cJSON_AddItemToObject(o, "baselines", baselines_json(ev));
 	return o;
 }
 
-static void print_text(const struct kf_profile_result *r)
+static void print_text(const struct kf_eval_outcome *ev)
 {
+	const struct kf_profile_result *r = ev->profile;
 	for (size_t i = 0; i < r->n_shapes; i++) {
 		const struct kf_profile_shape *s = &r->shapes[i];
 		char shape[256], a[32], b[32], c[32];
@@ -128,9 +212,7 @@ static void print_text(const struct kf_profile_result *r)
 		printf("  candidate %s (IQR %s, %zu samples)  reference %s\n", a, c, s->cand.n, b);
 		printf("  speedup %.3fx (95%% CI %.3f-%.3f)%s\n", s->speedup.point, s->speedup.lo,
 		       s->speedup.hi, kf_ci_significant(&s->speedup) ? ", significant" : ", not significant");
-		if (s->has_base)
-			printf("  vs baseline %.3fx (95%% CI %.3f-%.3f)\n", s->speedup_base.point,
-			       s->speedup_base.lo, s->speedup_base.hi);
+		print_shape_baselines(timing_of(ev, i));
 		if (!s->outputs_ok)
 			printf("  TIMED OUTPUTS WRONG: %s\n", s->recheck_detail);
 	}
@@ -140,6 +222,7 @@ static void print_text(const struct kf_profile_result *r)
 		printf("\n%s", r->text);
 	if (r->implausible)
 		printf("flag: %s\n", r->flags);
+	print_baselines(ev);
 }
 
 static void print_json(const struct kf_eval_outcome *r, const struct kf_task *task, const char *kernel)
@@ -154,7 +237,7 @@ static void print_json(const struct kf_eval_outcome *r, const struct kf_task *ta
 	cJSON_AddItemToObject(o, "verification",
 			      kf_verify_result_json(kf_eval_verification(r), task, kernel));
 	if (r->profile)
-		cJSON_AddItemToObject(o, "profile", profile_json(r->profile));
+		cJSON_AddItemToObject(o, "profile", profile_json(r));
 	if (kf_json_fput(o, true, stdout, &err))
 		kf_cli_error("%s", err.msg);
 	cJSON_Delete(o);
@@ -222,7 +305,7 @@ int cmd_profile(int argc, char **argv)
 		print_json(r, task, pos[1]);
 	} else {
 		printf("verified: %s\n", r->verify->reason);
-		print_text(r->profile);
+		print_text(r);
 		if (rc)
 			printf("verdict: rejected: %s\n", r->reason);
 	}

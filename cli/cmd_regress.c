@@ -26,6 +26,9 @@ static const char help[] =
     "  --update-baselines   record the current medians as the baselines for this GPU's arch and\n"
     "                       toolchain and rewrite MANIFEST (sorted keys); needs a GPU\n"
     "  --backend B          auto (default), cpu or cuda\n"
+    "  --cpu-timing         cpu backend: time the kernels anyway, to report their speedups over the\n"
+    "                       reference and the task's baselines (tuned kernels; library calls are\n"
+    "                       unavailable there) on the CPU clock; the timing check stays skipped\n"
     "exit: 0 all passed (skips allowed), 1 a kernel failed or regressed, 2 bad manifest or arguments\n"
     "(--update-baselines with --backend cpu), 3 internal error, 4 no GPU (--backend cuda, or\n"
     "--update-baselines on a machine without one)\n";
@@ -43,11 +46,11 @@ static void print_check(void *ctx, const struct kf_regress_run *r, const struct 
 int cmd_regress(int argc, char **argv)
 {
 	const char *junit = NULL, *thr_s = NULL, *backend = NULL, *pos[1];
-	bool json = false, update = false;
+	bool json = false, update = false, cpu_timing = false;
 	const struct kf_opt opts[] = {
 	    {"junit", true, &junit, NULL},     {"json", false, NULL, &json},
 	    {"threshold", true, &thr_s, NULL}, {"update-baselines", false, NULL, &update},
-	    {"backend", true, &backend, NULL},
+	    {"backend", true, &backend, NULL}, {"cpu-timing", false, NULL, &cpu_timing},
 	};
 	struct kf_regress_run r = {0};
 	struct kf_regress_manifest *m = NULL;
@@ -94,6 +97,7 @@ int cmd_regress(int argc, char **argv)
 	}
 	r.m = m;
 	r.update = update;
+	r.cpu_timing = cpu_timing;
 	r.stop = &kf_cli_interrupted;
 	if ((st = kf_regress_run_all(&r, json ? NULL : print_check, NULL, &err))) {
 		kf_cli_error("%s", err.msg);

@@ -2,6 +2,7 @@
  * then the parts every caller reads off a settled outcome (timings, feedback). A new step (a compile that
  * runs first on every backend, a sanitizer pass) is one more entry in the table of steps. */
 #include "eval/eval.h"
+#include "eval/eval_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -107,6 +108,7 @@ static enum kf_status step_profile(struct run *r, bool *settled, struct kf_err *
 	po.worker_path = r->o->worker_path;
 	po.rule = r->o->rule;
 	po.all_timing_shapes = r->o->all_timing_shapes;
+	po.no_baselines = r->o->baselines_once != NULL; /* timed once for the search: chained, not re-timed */
 	if ((st = kf_kfile_parse(r->name, r->source, r->len, &kf, &out->profile_err)) == KF_OK &&
 	    (st = kf_kfile_bind(kf, r->t, &out->profile_err)) == KF_OK)
 		st = kf_profile_run(r->t, kf, &po, &out->profile, &out->profile_err);
@@ -184,7 +186,8 @@ static double geomean(double log_sum, size_t n)
 	return n ? exp(log_sum / (double)n) : 0;
 }
 
-static enum kf_status fill_timings(struct kf_eval_outcome *out, struct kf_err *err)
+static enum kf_status fill_timings(struct kf_eval_outcome *out, const struct kf_eval_opts *o,
+				   struct kf_err *err)
 {
 	const struct kf_profile_result *pr = out->profile;
 	double lp = 0, ll = 0, lh = 0;
@@ -211,10 +214,8 @@ static enum kf_status fill_timings(struct kf_eval_outcome *out, struct kf_err *e
 		t->ref_median_ns = ps->ref.stats.median;
 		t->speedup = ps->speedup;
 		t->significant = kf_ci_significant(&ps->speedup);
-		for (size_t b = 0; b < pr->n_baselines && b < KF_PROFILE_MAX_BASELINES; b++)
-			if (ps->base_timed[b])
-				t->baselines[t->n_baselines++] = (struct kf_eval_baseline_time){
-				    pr->baselines[b].name, ps->bases[b].stats.median, ps->speedup_bases[b]};
+		if ((st = kf_eval_baselines_at(out, o, ps, i, t, err)))
+			return st;
 		if (ps->speedup.point > 0 && ps->speedup.lo > 0 && ps->speedup.hi > 0) {
 			lp += log(ps->speedup.point);
 			ll += log(ps->speedup.lo);
@@ -334,8 +335,9 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 		res->n_resources = res->profile->n_launches;
 		res->resources = res->profile->launches;
 	}
+	kf_eval_baselines_status(res, o);
 	res->timed = res->verdict == KF_VERDICT_PASS && res->profile && !res->profile_status;
-	if (res->timed && (st = fill_timings(res, err))) {
+	if (res->timed && (st = fill_timings(res, o, err))) {
 		kf_eval_outcome_free(res);
 		return st;
 	}

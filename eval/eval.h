@@ -47,6 +47,11 @@ struct kf_eval_opts {
 	bool all_timing_shapes;   /* cpu: time the task's timing shapes (default: its largest public shape) */
 	volatile int *stop;       /* while non-zero, the optional steps (timing, strict re-verification) are
 				     skipped: an interrupted search or command still gets its verdict */
+	/* The task's baselines timed once for many candidates (kf_eval_baselines_time, at the shapes this
+	 * evaluation times; borrowed, it must outlive the outcome's use): the candidate is then timed against
+	 * the reference alone and its speedup over each baseline chained through the reference (docs/
+	 * baselines.md, "What a search measures"). NULL: every baseline is timed beside the candidate. */
+	const struct kf_profile_result *baselines_once;
 };
 
 void kf_eval_opts_init(struct kf_eval_opts *o);
@@ -65,9 +70,14 @@ struct kf_eval_timing {
 	bool significant;         /* the interval says the candidate is faster */
 	size_t n_baselines;       /* the task's baselines verified and timed at this shape: */
 	struct kf_eval_baseline_time {
-		const char *name;     /* "baseline.cu", "cublas.gemm" (borrowed from the profile) */
-		double median_ns;     /* timed interleaved with the candidate */
+		const char *name;     /* "baseline.cu", "cublas.gemm" (the outcome's copy, see baselines) */
+		bool library;         /* a library call (cuBLAS, cuDNN), else a kernel file */
+		size_t index;         /* in kf_eval_outcome.baselines */
+		double median_ns;     /* its median, on this timing's clock */
 		struct kf_ci speedup; /* baseline / candidate */
+		bool significant;     /* the candidate is significantly faster than it */
+		bool chained;         /* false: timed interleaved with the candidate; true: from
+					 kf_eval_opts.baselines_once, through the reference (ref/cand x base/ref) */
 	} baselines[KF_PROFILE_MAX_BASELINES];
 };
 
@@ -107,6 +117,11 @@ struct kf_eval_outcome {
 	double speedup; /* geometric mean over the timed shapes; 0 when not timed */
 	double speedup_lo,
 	    speedup_hi; /* geometric means of the per-shape interval bounds (an approximation) */
+	/* what became of each of the task's baselines (timed, unavailable with the reason, rejected with the
+	 * verdict, ...): the candidate's own profile's, or the baselines_once profile's when chained */
+	size_t n_baselines;
+	struct kf_profile_baseline baselines[KF_PROFILE_MAX_BASELINES];
+	bool baselines_chained;
 	/* static resources per launch of the candidate's plan (from the timing step's NVRTC compile) */
 	size_t n_resources;
 	const struct kf_launch_res *resources; /* borrowed from profile */
@@ -125,6 +140,14 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 enum kf_status kf_eval_file(const struct kf_task *t, const char *path, const struct kf_eval_opts *o,
 			    struct kf_eval_outcome **out, struct kf_err *err);
 void kf_eval_outcome_free(struct kf_eval_outcome *o);
+
+/* Times the task's reference as a candidate beside every baseline, once, at the shapes kf_eval_run with
+ * the same options times (o->all_timing_shapes, backend, device, seed), with three times the samples of
+ * o->rule (when set; the profiler's default rule otherwise): what kf_eval_opts.baselines_once takes. Each
+ * baseline is verified first, as always (a cached verdict). Returns the profiler's errors; *out is the
+ * caller's (kf_profile_result_free). */
+enum kf_status kf_eval_baselines_time(const struct kf_task *t, const struct kf_eval_opts *o,
+				      struct kf_profile_result **out, struct kf_err *err);
 
 /* The verification whose shapes stand: the strict one when it rejected the kernel, else the first. */
 const struct kf_verify_result *kf_eval_verification(const struct kf_eval_outcome *o);

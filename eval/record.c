@@ -11,6 +11,37 @@
 /* A shape of KF_MAX_DIMS dims with KF_NAME_MAX names and 64-bit values as JSON fits. */
 #define SHAPE_JSON_MAX (KF_MAX_DIMS * (KF_NAME_MAX + 24) + 4)
 
+/* Every baseline of the task at timing x, in the task's order: the timed ones with their times. Strings
+ * are borrowed from o. */
+static size_t timing_baselines(const struct kf_eval_outcome *o, const struct kf_eval_timing *x,
+			       struct kf_kb_timing_baseline *out)
+{
+	size_t n = o->n_baselines < KF_PROFILE_MAX_BASELINES ? o->n_baselines : KF_PROFILE_MAX_BASELINES;
+	for (size_t b = 0; b < n; b++) {
+		const struct kf_profile_baseline *pb = &o->baselines[b];
+		const struct kf_eval_baseline_time *bt = NULL;
+		for (size_t j = 0; j < x->n_baselines; j++)
+			if (x->baselines[j].index == b)
+				bt = &x->baselines[j];
+		out[b] = (struct kf_kb_timing_baseline){.name = pb->name,
+							.kind = pb->library ? "library" : "kernel",
+							.status = kf_profile_base_status_name(pb->status),
+							.reason = pb->reason};
+		if (bt) {
+			out[b].median_ms = bt->median_ns / 1e6;
+			out[b].speedup = bt->speedup.point;
+			out[b].speedup_ci_lo = bt->speedup.lo;
+			out[b].speedup_ci_hi = bt->speedup.hi;
+			out[b].significant = bt->significant;
+			out[b].method = bt->chained ? "chained" : "interleaved";
+		} else if (pb->status == KF_PROFILE_BASE_TIMED) {
+			out[b].status = "skipped";
+			out[b].reason = "not timed at this shape";
+		}
+	}
+	return n;
+}
+
 enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const struct kf_eval_outcome *o,
 			      const struct kf_kb_candidate *cand, int64_t *cand_id, int64_t *eval_id,
 			      struct kf_err *err)
@@ -18,11 +49,12 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 	const struct kf_verify_result *vr = kf_eval_verification(o);
 	struct kf_kb_shape_row *rows = calloc(vr->n_shapes + 1, sizeof(*rows));
 	struct kf_kb_timing *tm = calloc(o->n_timings + 1, sizeof(*tm));
+	struct kf_kb_timing_baseline(*bl)[KF_PROFILE_MAX_BASELINES] = calloc(o->n_timings + 1, sizeof(*bl));
 	char(*dims)[SHAPE_JSON_MAX] = calloc(vr->n_shapes + o->n_timings + 1, sizeof(*dims));
 	struct kf_kb_eval ke = {0};
 	enum kf_status st;
 
-	if (!rows || !tm || !dims) {
+	if (!rows || !tm || !dims || !bl) {
 		st = kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -47,6 +79,8 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 					      .speedup = x->speedup.point,
 					      .speedup_ci_lo = x->speedup.lo,
 					      .speedup_ci_hi = x->speedup.hi};
+		tm[i].n_baselines = timing_baselines(o, x, bl[i]);
+		tm[i].baselines = bl[i];
 	}
 	ke.backend = kf_backend_name(o->backend);
 	ke.arch = o->arch;
@@ -64,6 +98,7 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 out:
 	free(rows);
 	free(tm);
+	free(bl);
 	free(dims);
 	return st;
 }

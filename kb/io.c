@@ -287,6 +287,23 @@ struct cJSON *kf_kb_timing_json(const struct kf_kb_timing *t)
 		add_num(o, "speedup_ci_lo", t->speedup_ci_lo);
 		add_num(o, "speedup_ci_hi", t->speedup_ci_hi);
 		add_num(o, "created_at", t->created_at);
+		/* schema 4: left out when there are none, so older exports read back byte for byte */
+		cJSON *bl = t->n_baselines ? cJSON_AddArrayToObject(o, "baselines") : NULL;
+		for (size_t i = 0; bl && i < t->n_baselines; i++) {
+			const struct kf_kb_timing_baseline *b = &t->baselines[i];
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "name", b->name);
+			cJSON_AddStringToObject(e, "kind", b->kind ? b->kind : "kernel");
+			cJSON_AddStringToObject(e, "status", b->status);
+			cJSON_AddStringToObject(e, "reason", b->reason ? b->reason : "");
+			add_num(e, "median_ms", b->median_ms);
+			add_num(e, "speedup", b->speedup);
+			add_num(e, "speedup_ci_lo", b->speedup_ci_lo);
+			add_num(e, "speedup_ci_hi", b->speedup_ci_hi);
+			cJSON_AddBoolToObject(e, "significant", b->significant);
+			cJSON_AddStringToObject(e, "method", b->method ? b->method : "");
+			cJSON_AddItemToArray(bl, e);
+		}
 	}
 	return o;
 }
@@ -810,6 +827,37 @@ static enum kf_status imp_eval(struct importer *im, const cJSON *o, struct kf_er
 	return map_put(im, MAP_EVAL, jint(o, "id"), id, false, err);
 }
 
+/* A timing's "baselines" array (schema 4; absent in older exports). */
+static enum kf_status imp_timing_baselines(struct importer *im, const cJSON *o, int64_t timing_id,
+					   struct kf_err *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "baselines"), *e;
+	struct kf_kb_timing_baseline v[KF_KB_MAX_TIMING_BASELINES];
+	size_t n = 0;
+	enum kf_status s;
+	if (!a || cJSON_IsNull(a))
+		return KF_OK;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > KF_KB_MAX_TIMING_BASELINES)
+		return bad_rec(im, err, "a timing's baselines must be an array of at most 8 objects");
+	cJSON_ArrayForEach(e, a)
+	{
+		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(e, "significant");
+		if (!cJSON_IsObject(e))
+			return bad_rec(im, err, "a timing's baseline must be an object");
+		v[n++] = (struct kf_kb_timing_baseline){jstr(e, "name"),           jstr(e, "kind"),
+							jstr(e, "status"),         jstr(e, "reason"),
+							jnum0(e, "median_ms"),     jnum0(e, "speedup"),
+							jnum0(e, "speedup_ci_lo"), jnum0(e, "speedup_ci_hi"),
+							cJSON_IsTrue(sig),         jstr(e, "method")};
+	}
+	if ((s = kb_insert_timing_baselines(im->kb, timing_id, v, n, err)) == KF_ERR_INVALID) {
+		char why[sizeof(err->msg)];
+		snprintf(why, sizeof(why), "%s", err->msg); /* bad_rec writes err->msg */
+		return bad_rec(im, err, why);
+	}
+	return s;
+}
+
 static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_err *err)
 {
 	static const char ins[] =
@@ -852,6 +900,9 @@ static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_
 	free(shape);
 	if (rc != SQLITE_DONE)
 		return kb_dberr(im->kb, err, "cannot import a timing");
+	enum kf_status bs = imp_timing_baselines(im, o, sqlite3_last_insert_rowid(im->kb->db), err);
+	if (bs)
+		return bs;
 	im->stats->timings++;
 	return KF_OK;
 }

@@ -23,6 +23,7 @@ static const char *const migrations[] = {
     "kb/sql/001-base.sql",
     "kb/sql/002-wins-fts.sql",
     "kb/sql/003-calls-lessons.sql",
+    "kb/sql/004-timing-baselines.sql",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == KF_KB_SCHEMA_VERSION,
 	       "one migration file per schema version");
@@ -804,6 +805,9 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
 		sqlite3_bind_double(st, 14, t->created_at > 0 ? t->created_at : at);
 		if ((s = step_done(kb, st, "cannot record a timing", err)))
 			return s;
+		if (t->n_baselines && (s = kb_insert_timing_baselines(kb, sqlite3_last_insert_rowid(kb->db),
+								      t->baselines, t->n_baselines, err)))
+			return s;
 	}
 	if (!strcmp(e->verdict, "pass") && e->speedup > 0) {
 		if (!(st = kb_stmt(kb, win, err)))
@@ -1245,13 +1249,33 @@ enum kf_status kf_kb_timings_each(struct kf_kb *kb, int64_t run_id, int64_t cand
 	static const char all[] = "SELECT " TIMING_COLS " FROM timings t ORDER BY t.id";
 	sqlite3_stmt *st = kb_stmt(kb, candidate_id > 0 ? by_cand : run_id > 0 ? by_run : all, err);
 	struct kf_kb_timing t;
+	enum kf_status s;
+	int rc;
 	if (!st)
 		return KF_ERR_DB;
 	if (candidate_id > 0)
 		sqlite3_bind_int64(st, 1, candidate_id);
 	else if (run_id > 0)
 		sqlite3_bind_int64(st, 1, run_id);
-	KB_ITERATE(kb, st, t, timing_row, fn, ctx, err, "cannot read timings");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_timing_baselines bl;
+		int stop;
+		timing_row(st, &t);
+		/* the row's text lives until the next step: the baselines' query is another statement */
+		if ((s = kb_timing_baselines_load(kb, t.id, &bl, err))) {
+			kb_done(st);
+			return s;
+		}
+		t.n_baselines = bl.n;
+		t.baselines = bl.v;
+		stop = fn(ctx, &t);
+		kb_timing_baselines_clear(&bl);
+		if (stop)
+			break;
+	}
+	kb_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kb_dberr(kb, err, "cannot read timings");
 	return KF_OK;
 }
 

@@ -11,7 +11,7 @@
 #include "kf.h"
 
 /* The schema version this build writes; older files are migrated forward on a read-write open. */
-#define KF_KB_SCHEMA_VERSION 3
+#define KF_KB_SCHEMA_VERSION 4
 
 struct kf_kb;
 
@@ -154,6 +154,19 @@ struct kf_kb_eval {
 	const struct kf_kb_shape_row *shapes;
 };
 
+/* One of the task's baselines at a timing (kb/sql/004-timing-baselines.sql). */
+struct kf_kb_timing_baseline {
+	const char *name;   /* "baseline.cu", "cublas.gemm"; required */
+	const char *kind;   /* "kernel" or "library" */
+	const char *status; /* "timed", "unavailable", "rejected", "failed", "skipped"; required */
+	const char *reason; /* why it was not timed (or "") */
+	double median_ms;   /* timed only: its median on the timing's clock */
+	double speedup, speedup_ci_lo, speedup_ci_hi; /* timed only: baseline / candidate and its interval */
+	bool significant;                             /* the candidate is significantly faster than it */
+	const char *method;                           /* "interleaved" or "chained" (timed only) */
+};
+#define KF_KB_MAX_TIMING_BASELINES 8
+
 struct kf_kb_timing {
 	int64_t id;
 	int64_t candidate_id;  /* required */
@@ -166,6 +179,10 @@ struct kf_kb_timing {
 	double ref_median_ms;      /* the reference's median, timed interleaved */
 	double speedup, speedup_ci_lo, speedup_ci_hi; /* reference / candidate and its 95% interval */
 	double created_at;
+	/* schema 4 (kb/sql/004-timing-baselines.sql): every baseline of the task at this timing, in its
+	 * order (n_baselines at most KF_KB_MAX_TIMING_BASELINES) */
+	size_t n_baselines;
+	const struct kf_kb_timing_baseline *baselines;
 };
 
 struct kf_kb_win {
@@ -254,6 +271,29 @@ enum kf_status kf_kb_wins_each(struct kf_kb *kb, kf_kb_win_fn fn, void *ctx, str
 /* The best verified speedup of a candidate on arch (NULL: any arch); 0 when it has none. */
 enum kf_status kf_kb_candidate_best(struct kf_kb *kb, int64_t candidate_id, const char *arch, double *speedup,
 				    struct kf_err *err);
+
+/* A candidate against one of its task's baselines over all its timings (kf_kb_candidate_vs). */
+struct kf_kb_vs {
+	char name[128];  /* "cublas.gemm", "baseline.cu" */
+	bool library;    /* kind "library" */
+	char status[16]; /* "timed" when some timing has it timed, else the first timing's status */
+	char reason[512];
+	char method[16];  /* "interleaved" or "chained" (of the timed rows; "" otherwise) */
+	char clock[16];   /* the timings' clock ("cpu", "cupti", "cuda_event") */
+	size_t n_timed;   /* timings (shapes) at which it was timed */
+	double speedup;   /* baseline / candidate: the geometric mean over those timings */
+	double lo, hi;    /* the lowest lower and the highest upper interval bound over them */
+	bool significant; /* the candidate is significantly faster than it at every one of them */
+	double median_ms; /* the baseline's median: the geometric mean over them */
+};
+
+/* The candidate's standing against each baseline of its task, from its timings (schema 4), in the task's
+ * order; *n = 0 for a candidate with no timing or none recorded with baselines (before schema 4). */
+enum kf_status kf_kb_candidate_vs(struct kf_kb *kb, int64_t candidate_id, struct kf_kb_vs *out, size_t max,
+				  size_t *n, struct kf_err *err);
+/* The best baseline: the timed one the candidate is least faster than (the lowest speedup, the first of
+ * equals); -1 when none was timed. */
+int kf_kb_vs_best(const struct kf_kb_vs *v, size_t n);
 
 /* The best verified candidate of a run on arch (NULL: any arch): highest speedup, the earliest of equals.
  * *cand_id = 0 and *speedup = 0 when the run has none. */

@@ -62,6 +62,20 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
 			      const struct kf_kb_timing *timings, size_t n_timings, int64_t *id,
 			      struct kf_err *err);
 
+/* A timing's baselines (kb/baselines.c): inserted after their timing row (n at most
+ * KF_KB_MAX_TIMING_BASELINES, each checked: name, a known status, kind and method, finite numbers), and
+ * read back with their strings copied (kb_timing_baselines_clear frees them). */
+enum kf_status kb_insert_timing_baselines(struct kf_kb *kb, int64_t timing_id,
+					  const struct kf_kb_timing_baseline *v, size_t n,
+					  struct kf_err *err);
+struct kb_timing_baselines {
+	size_t n;
+	struct kf_kb_timing_baseline v[KF_KB_MAX_TIMING_BASELINES];
+};
+enum kf_status kb_timing_baselines_load(struct kf_kb *kb, int64_t timing_id, struct kb_timing_baselines *out,
+					struct kf_err *err);
+void kb_timing_baselines_clear(struct kb_timing_baselines *s);
+
 /* True when s holds something that looks like an API key (which the knowledge base never stores). */
 bool kb_has_secret(const char *s);
 

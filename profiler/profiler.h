@@ -59,6 +59,16 @@ enum kf_status kf_boot_speedup(const double *ref, size_t n_ref, const double *ca
 enum kf_status kf_boot_median(const double *x, size_t n, const struct kf_boot_opts *opts, struct kf_ci *out,
 			      struct kf_err *err);
 
+/* A ratio measured through an intermediary (profiler/chain.c): median(a_num)/median(a_den) from one
+ * session times median(b_num)/median(b_den) from another, e.g. a candidate over a baseline timed once
+ * per search: (reference/candidate of the candidate's session) x (baseline/reference of the baselines'
+ * session). Each session is resampled on its own (paired: in its pairs, when its two samples have the
+ * same length), the resampled ratios multiplied; lo and hi are the type-7 quantiles (1-level)/2 and
+ * (1+level)/2 of those products. Every value finite and > 0; KF_ERR_INVALID otherwise, KF_ERR_NOMEM. */
+enum kf_status kf_boot_ratio_product(const double *a_num, const double *a_den, size_t n_a, size_t n_a_den,
+				     const double *b_num, const double *b_den, size_t n_b, size_t n_b_den,
+				     const struct kf_boot_opts *opts, struct kf_ci *out, struct kf_err *err);
+
 /* True when the interval says the candidate is faster: its lower bound is above 1 (spec/verification.md). */
 bool kf_ci_significant(const struct kf_ci *ci);
 

@@ -269,6 +269,59 @@ static cJSON *baseline_record(const struct kf_regress_run *r, const struct kf_pr
 	return o;
 }
 
+/* The kernel against the task's reference and each of its baselines at timed shape i of ev: appended to
+ * the check's message (and so to its JUnit line) and to its JSON ("task_baselines": the task's tuned
+ * kernels and library calls, not the manifest's recorded medians). */
+static void add_speedups(struct kf_regress_check *c, const struct kf_eval_outcome *ev, size_t i)
+{
+	const struct kf_eval_timing *t = i < ev->n_timings ? &ev->timings[i] : NULL;
+	cJSON *a;
+	size_t used = strlen(c->message);
+	if (!t)
+		return;
+	if (!cJSON_GetObjectItemCaseSensitive(c->extra, "speedup_vs_reference")) {
+		kf_json_add_number(c->extra, "speedup_vs_reference", t->speedup.point);
+		kf_json_add_number(c->extra, "speedup_vs_reference_lo", t->speedup.lo);
+		kf_json_add_number(c->extra, "speedup_vs_reference_hi", t->speedup.hi);
+		used += (size_t)snprintf(c->message + used, sizeof(c->message) - used,
+					 "; %s clock: %.2fx the reference (95%% CI %.2f-%.2f)", t->clock,
+					 t->speedup.point, t->speedup.lo, t->speedup.hi);
+	}
+	cJSON_AddStringToObject(c->extra, "clock", t->clock);
+	a = cJSON_AddArrayToObject(c->extra, "task_baselines");
+	for (size_t b = 0; b < ev->n_baselines; b++) {
+		const struct kf_profile_baseline *pb = &ev->baselines[b];
+		const struct kf_eval_baseline_time *bt = NULL;
+		cJSON *j = cJSON_CreateObject();
+		for (size_t k = 0; k < t->n_baselines; k++)
+			if (t->baselines[k].index == b)
+				bt = &t->baselines[k];
+		cJSON_AddStringToObject(j, "name", pb->name);
+		cJSON_AddStringToObject(j, "kind", pb->library ? "library" : "kernel");
+		cJSON_AddStringToObject(j, "status", bt ? "timed" : kf_profile_base_status_name(pb->status));
+		if (bt) {
+			kf_json_add_number(j, "speedup", bt->speedup.point);
+			kf_json_add_number(j, "speedup_lo", bt->speedup.lo);
+			kf_json_add_number(j, "speedup_hi", bt->speedup.hi);
+			cJSON_AddBoolToObject(j, "significant", bt->significant);
+			kf_json_add_number(j, "median_us", bt->median_ns / 1e3);
+			if (used < sizeof(c->message))
+				used += (size_t)snprintf(c->message + used, sizeof(c->message) - used,
+							 "; vs %s %.2fx (95%% CI %.2f-%.2f%s)", pb->name,
+							 bt->speedup.point, bt->speedup.lo, bt->speedup.hi,
+							 bt->significant ? ", significant" : "");
+		} else {
+			cJSON_AddStringToObject(j, "reason", pb->reason);
+			if (used < sizeof(c->message))
+				used += (size_t)snprintf(
+				    c->message + used, sizeof(c->message) - used, "; %s %s%s%.160s", pb->name,
+				    kf_profile_base_status_name(pb->status), pb->verdict[0] ? " " : ": ",
+				    pb->verdict[0] ? pb->verdict : pb->reason);
+		}
+		cJSON_AddItemToArray(a, j);
+	}
+}
+
 /* The timing check from the kernel's evaluation ev (NULL when it did not run): on a GPU, its task's first
  * timing shape against the recorded baseline for the GPU's arch (or recorded as the new baseline). */
 static void check_timing(struct kf_regress_run *r, size_t idx, const struct kf_task *task,
@@ -304,6 +357,17 @@ static void check_timing(struct kf_regress_run *r, size_t idx, const struct kf_t
 		c->status = KF_JUNIT_SKIP;
 		snprintf(c->message, sizeof(c->message),
 			 "no GPU: cpu times are not comparable to %s baselines", archs[0] ? archs : "GPU");
+		/* --cpu-timing: the speedups on the CPU clock, said so, the check still skipped */
+		if (ev && ev->timed && ev->n_timings) {
+			c->time_s = ev->profile_ms / 1e3;
+			add_speedups(c, ev, 0);
+		} else if (ev && ev->verdict != KF_VERDICT_PASS && ev->stage != KF_EVAL_STAGE_VERIFY) {
+			/* what the timing (asked for with --cpu-timing) found: its rejection fails the kernel
+			 */
+			c->status = KF_JUNIT_FAIL;
+			snprintf(c->message, sizeof(c->message), "%s while timed on the cpu backend: %s",
+				 kf_verdict_name(ev->verdict), ev->reason);
+		}
 		return;
 	}
 	if (!ev || ev->verify->status != KF_VERDICT_PASS) {
@@ -437,6 +501,8 @@ out:
 		snprintf(c->message + strlen(c->message), sizeof(c->message) - strlen(c->message),
 			 "; %.2fx the reference (95%% CI %.2f-%.2f)", s->speedup.point, s->speedup.lo,
 			 s->speedup.hi);
+	if (s && s->outputs_ok && c->status != KF_JUNIT_ERROR && ev->timed)
+		add_speedups(c, ev, (size_t)(s - pr->shapes));
 	c->time_s = (ev->profile_ms + ev->strict_ms) / 1e3;
 }
 
@@ -463,7 +529,7 @@ static void run_entry(struct kf_regress_run *r, size_t idx)
 		kf_eval_opts_init(&eo);
 		eo.backend = r->backend;
 		eo.device = &r->dev;
-		eo.profile = r->backend == KF_BACKEND_CUDA;
+		eo.profile = r->backend == KF_BACKEND_CUDA || r->cpu_timing;
 		eo.stop = r->stop;
 		st = kf_eval_file(task, e->kernel_path, &eo, &ev, &err);
 	}

@@ -107,7 +107,9 @@ struct kf_regress_run {
 	struct kf_device_info dev; /* the probed device on cuda */
 	double threshold;          /* allowed slowdown, a fraction (0.05 = 5%) */
 	bool update;               /* record this run's medians as the baselines for the GPU's arch */
-	volatile int *stop;        /* Ctrl-C: no kernel is started after it is set (may be NULL) */
+	bool cpu_timing; /* cpu backend: time the kernels anyway (CPU clock) to report their speedups over the
+			    reference and the task's baselines; the timing check stays skipped */
+	volatile int *stop; /* Ctrl-C: no kernel is started after it is set (may be NULL) */
 	/* out */
 	char toolchain[64]; /* NVRTC's compiler id */
 	size_t n_checks;

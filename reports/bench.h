@@ -35,7 +35,26 @@ struct kf_bench_task {
 	/* Best verified speedup so far per candidate (search runs with more than one candidate); owned. */
 	double *progress;
 	size_t n_progress;
+	/* Against the task's baselines (docs/baselines.md): the best candidate's speedup over its best
+	 * baseline, the one it is least faster than (kf_kb_vs_best), from its timings. */
+	char backend[8];                             /* the run's, "" unknown */
+	int n_kernel_baselines, n_library_baselines; /* the task declares (kf_runner_rows; 0 unknown) */
+	bool has_base;                               /* a baseline was timed for the best candidate: */
+	char base_name[128];
+	bool base_library;
+	double base_speedup, base_lo,
+	    base_hi;           /* baseline / kernel: geomean and widest interval over shapes */
+	bool base_significant; /* significantly faster at every timing shape */
+	char base_method[16];  /* "interleaved" or "chained" */
+	char base_note[300];   /* no baseline timed: what became of them */
 };
+
+/* True when task t can be compared with a baseline: one was timed, or it declares a kernel baseline, or a
+ * library call and its run is not on the cpu backend (where library calls are unavailable). */
+bool kf_bench_base_eligible(const struct kf_bench_task *t);
+/* fast_p against the best baseline: (# correct AND base_speedup > p, with significant also base_lo > p)
+ * over the tasks that can be compared (kf_bench_base_eligible); 0 when none. */
+double kf_bench_fast_p_base(const struct kf_bench_task *t, size_t n, double p, bool significant);
 
 void kf_bench_tasks_free(struct kf_bench_task *t, size_t n);
 
@@ -63,7 +82,16 @@ struct kf_bench_metrics {
 	size_t n_geomean;
 	double time_s_per_task, usd_per_task, calls_per_task;
 	bool cpu_clock; /* some speedup was measured with CPU times */
+	/* against the best baseline of each task */
+	size_t n_base;         /* tasks that can be compared (kf_bench_base_eligible) */
+	size_t n_base_timed;   /* correct ones with a baseline timed */
+	size_t n_base_library; /* ... whose best baseline is a library call */
+	double fast_base[KF_BENCH_MAX_P], fast_base_sig[KF_BENCH_MAX_P];
+	double geomean_base; /* over the n_base_timed tasks; 0 when none */
 };
+/* The report's word for m's comparison: "library" when every task's best baseline is a library call,
+ * else "baseline" (as in "fast_p vs library"). */
+const char *kf_bench_base_word(const struct kf_bench_metrics *m);
 
 /* Metrics over the tasks of one level (0: all). */
 void kf_bench_metrics_compute(const struct kf_bench_task *t, size_t n, const double *p, size_t n_p, int level,

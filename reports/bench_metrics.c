@@ -31,6 +31,31 @@ double kf_bench_fast_p(const struct kf_bench_task *t, size_t n, double p, bool s
 	return (double)k / (double)n;
 }
 
+bool kf_bench_base_eligible(const struct kf_bench_task *t)
+{
+	return t->has_base || t->n_kernel_baselines > 0 ||
+	       (t->n_library_baselines > 0 && strcmp(t->backend, "cpu") != 0);
+}
+
+double kf_bench_fast_p_base(const struct kf_bench_task *t, size_t n, double p, bool significant)
+{
+	size_t k = 0, of = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!kf_bench_base_eligible(&t[i]))
+			continue;
+		of++;
+		if (t[i].correct && t[i].has_base && t[i].base_speedup > p &&
+		    (!significant || t[i].base_lo > p))
+			k++;
+	}
+	return of ? (double)k / (double)of : 0;
+}
+
+const char *kf_bench_base_word(const struct kf_bench_metrics *m)
+{
+	return m->n_base_timed && m->n_base_library == m->n_base_timed ? "library" : "baseline";
+}
+
 double kf_bench_geomean(const struct kf_bench_task *t, size_t n, size_t *n_used)
 {
 	double s = 0;
@@ -83,6 +108,20 @@ void kf_bench_metrics_compute(const struct kf_bench_task *t, size_t n, const dou
 		m->fast_sig[i] = kf_bench_fast_p(sel, k, p[i], true);
 	}
 	m->geomean = kf_bench_geomean(sel, k, &m->n_geomean);
+	double lb = 0;
+	for (size_t i = 0; i < k; i++) {
+		m->n_base += kf_bench_base_eligible(&sel[i]);
+		if (sel[i].correct && sel[i].has_base && sel[i].base_speedup > 0) {
+			m->n_base_timed++;
+			m->n_base_library += sel[i].base_library;
+			lb += log(sel[i].base_speedup);
+		}
+	}
+	m->geomean_base = m->n_base_timed ? exp(lb / (double)m->n_base_timed) : 0;
+	for (size_t i = 0; i < m->n_p; i++) {
+		m->fast_base[i] = kf_bench_fast_p_base(sel, k, p[i], false);
+		m->fast_base_sig[i] = kf_bench_fast_p_base(sel, k, p[i], true);
+	}
 	free(sel); /* shallow copies: the progress arrays stay with t */
 }
 
@@ -148,6 +187,7 @@ static int on_run(void *ctx, const struct kf_kb_run *r)
 	x->task_id = r->task_id;
 	o->run_id = r->id;
 	snprintf(o->strategy, sizeof(o->strategy), "%s", r->strategy ? r->strategy : "");
+	snprintf(o->backend, sizeof(o->backend), "%s", r->backend ? r->backend : "");
 	double end = r->finished_at > 0 ? r->finished_at : r->updated_at;
 	o->time_s = end > r->started_at ? end - r->started_at : 0;
 	o->usd = r->spend_usd;
@@ -230,6 +270,32 @@ static int on_timing(void *ctx, const struct kf_kb_timing *t)
 	return 0;
 }
 
+/* The best candidate against its best baseline; without one timed, a note on what became of them. */
+static enum kf_status base_from(struct kf_kb *kb, int64_t cand, struct kf_bench_task *o, struct kf_err *err)
+{
+	struct kf_kb_vs v[KF_KB_MAX_TIMING_BASELINES];
+	size_t n = 0, used = 0;
+	enum kf_status st = kf_kb_candidate_vs(kb, cand, v, KF_ARRAY_SIZE(v), &n, err);
+	int b;
+	if (st)
+		return st;
+	if ((b = kf_kb_vs_best(v, n)) >= 0) {
+		o->has_base = true;
+		snprintf(o->base_name, sizeof(o->base_name), "%s", v[b].name);
+		o->base_library = v[b].library;
+		o->base_speedup = v[b].speedup;
+		o->base_lo = v[b].lo;
+		o->base_hi = v[b].hi;
+		o->base_significant = v[b].significant;
+		snprintf(o->base_method, sizeof(o->base_method), "%s", v[b].method);
+		return KF_OK;
+	}
+	for (size_t i = 0; i < n && used + 1 < sizeof(o->base_note); i++)
+		used += (size_t)snprintf(o->base_note + used, sizeof(o->base_note) - used, "%s%s: %s: %s",
+					 i ? "; " : "", v[i].name, v[i].status, v[i].reason);
+	return KF_OK;
+}
+
 static const struct ev *ev_of(const struct from_run *x, int64_t cand)
 {
 	for (size_t i = 0; i < x->n_ev; i++)
@@ -274,6 +340,9 @@ enum kf_status kf_bench_task_from_run(struct kf_kb *kb, int64_t run_id, struct k
 	out->run_id = 0;
 	out->compiled = out->correct = false;
 	out->speedup = out->lo = out->hi = 0;
+	out->has_base = out->base_library = out->base_significant = false;
+	out->base_speedup = out->base_lo = out->base_hi = 0;
+	out->base_name[0] = out->base_method[0] = out->base_note[0] = 0;
 	out->clock[0] = out->reason[0] = 0;
 	if ((st = kf_kb_run_get(kb, run_id, on_run, &x, err)))
 		return st;
@@ -320,6 +389,8 @@ enum kf_status kf_bench_task_from_run(struct kf_kb *kb, int64_t run_id, struct k
 			goto out;
 		out->lo = x.any_timing ? x.lo : 0;
 		out->hi = x.any_timing ? x.hi : 0;
+		if ((st = base_from(kb, best, out, err)))
+			goto out;
 	} else if (pass) {
 		/* verified but never timed: correct, with no speedup to count in fast_p */
 		out->correct = true;

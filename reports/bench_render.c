@@ -13,6 +13,7 @@
 #include "reports/bench.h"
 #include "fs.h"
 #include "reports/report.h"
+#include "reports/vs_int.h"
 
 #define BENCH_REPORT_MAX ((size_t)128 << 20)
 
@@ -68,6 +69,7 @@ static cJSON *metrics_json(const struct kf_bench_metrics *m)
 	cJSON_AddNumberToObject(o, "usd_per_task", m->usd_per_task);
 	cJSON_AddNumberToObject(o, "calls_per_task", m->calls_per_task);
 	cJSON_AddStringToObject(o, "clock", m->cpu_clock ? "cpu" : "gpu");
+	cJSON_AddItemToObject(o, "vs_best_baseline", kf_bench_vs_metrics_json(m));
 	return o;
 }
 
@@ -94,6 +96,7 @@ static cJSON *task_json(const struct kf_bench_task *t)
 	cJSON_AddNumberToObject(o, "calls", (double)t->calls);
 	cJSON_AddNumberToObject(o, "tokens", (double)t->tokens);
 	cJSON_AddStringToObject(o, "reason", t->reason);
+	kf_bench_vs_task_json(o, t);
 	return o;
 }
 
@@ -140,9 +143,9 @@ enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info
 
 enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task *t, size_t n)
 {
-	enum kf_status st =
-	    kf_buf_adds(b, "task,category,level,status,compiled,correct,speedup,ci_lo,ci_hi,clock,"
-			   "run_id,strategy,candidates,time_s,usd,calls,tokens,reason\r\n");
+	enum kf_status st = kf_buf_adds(
+	    b, "task,category,level,status,compiled,correct,speedup,ci_lo,ci_hi,clock,"
+	       "run_id,strategy,candidates,time_s,usd,calls,tokens,reason" KF_BENCH_VS_CSV_HEADER "\r\n");
 	for (size_t i = 0; i < n && !st; i++) {
 		st = kf_csv_field(b, t[i].name);
 		if (!st)
@@ -168,6 +171,8 @@ enum kf_status kf_bench_render_csv(struct kf_buf *b, const struct kf_bench_task 
 					t[i].time_s, t[i].usd, (long long)t[i].calls, (long long)t[i].tokens);
 		if (!st)
 			st = kf_csv_field(b, t[i].reason);
+		if (!st)
+			st = kf_bench_vs_csv(b, &t[i]);
 		if (!st)
 			st = kf_buf_adds(b, "\r\n");
 	}
@@ -234,6 +239,8 @@ enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *
 		st = kf_buf_adds(b, "> **CPU clock:** " CPU_NOTE ".\n\n");
 	if (!st)
 		st = md_metrics(b, m, n_m);
+	if (!st)
+		st = kf_bench_vs_md(b, t, n, m, n_m);
 	if (!st)
 		st = kf_buf_adds(
 		    b, "\n## Tasks\n\n| task | level | category | status | speedup | 95% interval | clock | "
@@ -517,6 +524,8 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 		if (!st)
 			st = chart_fast_p(b, &m[0], t, n);
 	}
+	if (!st)
+		st = kf_bench_vs_html(b, t, n, m, n_m);
 	ADD("<h2>Speedup per task</h2>\n");
 	if (!st)
 		st = chart_tasks(b, t, n, cpu);

@@ -11,6 +11,7 @@
 
 #include "reports/report.h"
 #include "reports/run_report.h"
+#include "reports/vs_int.h"
 
 /* A run report is a few hundred KiB; a huge run stops here rather than filling the disk. */
 #define RUN_REPORT_MAX ((size_t)64 << 20)
@@ -88,6 +89,7 @@ struct rr {
 	double best_speedup;
 	struct rr_timing *t; /* timings of the best candidate */
 	size_t n_t, cap_t;
+	struct kf_report_vs vs; /* the best candidate against the task's baselines */
 	bool oom;
 };
 
@@ -304,6 +306,7 @@ static void rr_release(struct rr *x)
 	for (size_t i = 0; i < x->n_t; i++)
 		free(x->t[i].shape);
 	free(x->t);
+	kf_report_vs_release(&x->vs);
 }
 
 static enum kf_status rr_load(struct kf_kb *kb, int64_t run_id, struct rr *x, struct kf_err *err)
@@ -322,6 +325,8 @@ static enum kf_status rr_load(struct kf_kb *kb, int64_t run_id, struct rr *x, st
 	    (st = kf_kb_run_best(kb, run_id, NULL, &x->best_id, &x->best_speedup, err)))
 		return st;
 	if (x->best_id && (st = kf_kb_timings_each(kb, 0, x->best_id, on_timing, x, err)))
+		return st;
+	if ((st = kf_report_vs_load(kb, x->best_id, &x->vs, err)))
 		return st;
 	if (x->oom)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory loading run '%lld'", (long long)run_id);
@@ -508,6 +513,9 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 #define CELL(s) KF_BUF_APPLY(st, md_cell, b, (s))
 	ADD("# kforge run %lld: %s\n\n", (long long)x->run.id, x->task_name);
 	ADD("**%s**\n\n", summary_line(x, f, line, sizeof(line)));
+	kf_report_vs_summary(&x->vs, f->cpu_clock, line, sizeof(line));
+	if (line[0])
+		ADD("**Best kernel %s.**\n\n", line);
 	ADD("| | |\n|---|---|\n");
 	ADD("| task |");
 	CELL(x->task_name);
@@ -573,6 +581,8 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 			}
 			ADD("\n");
 		}
+		if (!st)
+			st = kf_report_vs_md(b, &x->vs, f->cpu_clock);
 		if (best) {
 			const char *fence = fence_for(best->source);
 			ADD("%scuda\n%s%s%s\n\n", fence, best->source,
@@ -911,6 +921,12 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	ADD("<p class=\"%s\"><strong>", f->improved ? "pass" : "fail");
 	ESC(summary_line(x, f, line, sizeof(line)));
 	ADD("</strong></p>\n");
+	kf_report_vs_summary(&x->vs, f->cpu_clock, line, sizeof(line));
+	if (line[0]) {
+		ADD("<p><strong>Best kernel ");
+		ESC(line);
+		ADD(".</strong></p>\n");
+	}
 	if (f->cpu_clock)
 		ADD("<p class=\"note\">Times were measured on the cpu backend (the CUDA source run on the "
 		    "CPU): "
@@ -1001,6 +1017,8 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 			}
 			ADD("</table>\n");
 		}
+		if (!st)
+			st = kf_report_vs_html(b, &x->vs, f->cpu_clock);
 		if (best) {
 			ADD("<pre><code>");
 			ESC(best->source);
@@ -1142,6 +1160,7 @@ static cJSON *render_json(const struct rr *x, const struct rr_facts *f)
 			cJSON_AddNumberToObject(t, "samples", x->t[i].n_samples);
 			cJSON_AddItemToArray(a, t);
 		}
+		cJSON_AddItemToObject(j, "vs", kf_report_vs_json(&x->vs));
 		const struct rr_cand *chain[64];
 		size_t n = lineage(x, chain, KF_ARRAY_SIZE(chain));
 		a = cJSON_AddArrayToObject(o, "lineage");

@@ -229,6 +229,8 @@ enum kf_status kf_runner_rows(const char *db_path, const struct kf_suite *s, con
 		task_missing(&s->v[i], &rows[i], "no run of this task was recorded");
 		if (id)
 			st = kf_bench_task_from_run(kb, id, &rows[i], err);
+		rows[i].n_kernel_baselines = s->v[i].n_kernel_baselines;
+		rows[i].n_library_baselines = s->v[i].n_library_baselines;
 	}
 	kf_kb_close(kb);
 	return st;

@@ -20,6 +20,7 @@ struct kf_suite_task {
 	char *name;
 	char *category; /* "" when the task has none */
 	int level;
+	int n_kernel_baselines, n_library_baselines; /* its baselines (docs/baselines.md) by kind */
 };
 
 struct kf_suite {

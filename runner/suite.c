@@ -9,6 +9,7 @@
 
 #include "fs.h"
 #include "runner/runner.h"
+#include "core/baseline.h"
 #include "task.h"
 
 #define LIST_FILE_MAX ((size_t)16 << 20)
@@ -89,6 +90,12 @@ static enum kf_status suite_fill(const struct kf_paths *paths, int level, const 
 		e->name = kf_strdup(t->name);
 		e->category = kf_strdup(t->category ? t->category : "");
 		e->level = t->level;
+		for (size_t b = 0; b < t->n_baselines; b++) {
+			if (t->baselines[b].kind == KF_BASELINE_LIBRARY)
+				e->n_library_baselines++;
+			else
+				e->n_kernel_baselines++;
+		}
 		kf_task_free(t);
 		s->n++;
 		if (!e->path || !e->name || !e->category)

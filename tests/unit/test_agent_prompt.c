@@ -346,8 +346,8 @@ static void test_expert_context(void)
 	in.reference_source = "// the reference\n";
 	in.arch = "sm_90";
 	in.clock = "cpu";
-	struct kf_prompt_baseline bl = {"B=4096 N=4096", 2.41e6,   "cpu",
-					27.96e3,         "memory", "NVIDIA H100 SXM (table)"};
+	struct kf_prompt_baseline bl = {"B=4096 N=4096",           2.41e6, "cpu", 27.96e3, "memory",
+					"NVIDIA H100 SXM (table)", 0,      {{0}}};
 	in.baseline = &bl;
 	CHECKF(kf_prompt_build(&in, &sys, &user, &st1, &err) == KF_OK, "%s", err.msg);
 	CHECK_CONTAINS(user.data, "Target facts (NVIDIA H100 SXM (table), sm_90");
@@ -456,5 +456,62 @@ static void test_expert_context(void)
 	kf_task_free(t);
 }
 
+/* The task's baselines are part of the target: on a GPU their measured times ("cuBLAS takes X here");
+ * on the cpu backend only the CPU-clock ratio, said to be one, and for a library call that cannot run there
+ * no number at all; never a CPU time presented as a GPU time. A rejected baseline is not mentioned. */
+static void test_baselines_in_target(void)
+{
+	struct kf_task *t = load_task();
+	struct kf_buf sys = KF_BUF_INIT(1 << 20), user = KF_BUF_INIT(1 << 20);
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_prompt_input in = {0};
+	size_t st = 0;
+	if (!t)
+		return;
+	struct kf_prompt_baseline bl = {.shape = "B=4096 N=4096",
+					.ref_ns = 2.41e6,
+					.clock = "gpu",
+					.floor_ns = 27.96e3,
+					.bound = "memory",
+					.peaks = "NVIDIA H100 SXM (table)",
+					.n_baselines = 3};
+	bl.baselines[0] = (struct kf_prompt_vs){"cublas.gemm", true, 41.7e3, 41.7e3 / 2.41e6, "timed"};
+	bl.baselines[1] = (struct kf_prompt_vs){"baseline.cu", false, 120e3, 120e3 / 2.41e6, "timed"};
+	bl.baselines[2] = (struct kf_prompt_vs){"broken.cu", false, 0, 0, "rejected"};
+	in.task = t;
+	in.reference_source = "// the reference\n";
+	in.arch = "sm_90";
+	in.clock = "gpu";
+	in.baseline = &bl;
+	CHECKF(kf_prompt_build(&in, &sys, &user, &st, &err) == KF_OK, "%s", err.msg);
+	CHECK_CONTAINS(user.data,
+		       "- cuBLAS (`cublas.gemm`, the library call a user would otherwise run) takes 41.7 us "
+		       "here (median, GPU clock): 0.02x the reference's time");
+	CHECK_CONTAINS(user.data, "- `baseline.cu` (a tuned kernel shipped with the task) takes 120 us here");
+	CHECK_CONTAINS(user.data, "the target is to beat the fastest of these");
+	CHECK(!strstr(user.data, "broken.cu"));
+
+	/* the cpu backend: a ratio on the CPU clock, said so; the library call has no number */
+	kf_buf_reset(&sys);
+	kf_buf_reset(&user);
+	bl.clock = "cpu";
+	in.clock = "cpu";
+	bl.baselines[0] = (struct kf_prompt_vs){"cublas.gemm", true, 0, 0, "unavailable"};
+	bl.baselines[1] = (struct kf_prompt_vs){"baseline.cu", false, 9.6e6, 4.0, "timed"};
+	CHECKF(kf_prompt_build(&in, &sys, &user, &st, &err) == KF_OK, "%s", err.msg);
+	CHECK_CONTAINS(user.data,
+		       "- `baseline.cu` (a tuned kernel shipped with the task) took 4.00x the reference's "
+		       "time here on the CPU clock (kforge's CPU backend: not a GPU time");
+	CHECK_CONTAINS(user.data,
+		       "- cuBLAS (`cublas.gemm`, the library call a user would otherwise run) cannot run on "
+		       "the CPU backend: no time for it here");
+	CHECK(!strstr(user.data, "9.6 ms")); /* a CPU time is never shown as a time to beat */
+	CHECK(!strstr(user.data, "GPU clock"));
+	CHECK(!strstr(user.data, "broken.cu"));
+	kf_buf_release(&sys);
+	kf_buf_release(&user);
+	kf_task_free(t);
+}
+
 KF_TEST_MAIN(TEST(test_render), TEST(test_first_prompt), TEST(test_feedback_prompts),
-	     TEST(test_template_override), TEST(test_expert_context))
+	     TEST(test_template_override), TEST(test_expert_context), TEST(test_baselines_in_target))

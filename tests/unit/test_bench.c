@@ -210,12 +210,167 @@ static void test_render(void)
 	kf_buf_release(&b);
 }
 
+/* ---- against each task's best baseline ---- */
+
+static void with_base(struct kf_bench_task *t, const char *name, bool library, double sp, double lo,
+		      double hi)
+{
+	t->has_base = true;
+	snprintf(t->base_name, sizeof(t->base_name), "%s", name);
+	t->base_library = library;
+	t->base_speedup = sp;
+	t->base_lo = lo;
+	t->base_hi = hi;
+	t->base_significant = lo > 1;
+	snprintf(t->base_method, sizeof(t->base_method), "interleaved");
+	if (library)
+		t->n_library_baselines = 1;
+	else
+		t->n_kernel_baselines = 1;
+}
+
+/* a: 4.0 [3, 5] over a tuned kernel; b: 0.5 [0.4, 0.6] over cuBLAS; c: correct, only a library baseline,
+ * on the cpu backend (unavailable there: not comparable, not counted); d: wrong, has a kernel baseline
+ * (counted, not faster); e: 1.2 [0.9, 1.5] over cuBLAS. Comparable: a, b, d, e. */
+static void vs_fixture(struct kf_bench_task *t)
+{
+	t[0] = mk("a", 1, "elementwise", "pass", true, 3.0, 2.5, 3.5);
+	t[1] = mk("b", 1, "gemm", "pass", true, 1.2, 0.9, 1.6);
+	t[2] = mk("c", 2, "gemm", "pass", true, 0.4, 0.3, 0.5);
+	t[3] = mk("d", 2, "reduction", "wrong_output", true, 0, 0, 0);
+	t[4] = mk("e", 2, "gemm", "pass", true, 1.5, 1.4, 1.6);
+	for (int i = 0; i < 5; i++)
+		snprintf(t[i].backend, sizeof(t[i].backend), "cpu");
+	with_base(&t[0], "baseline.cu", false, 4.0, 3.0, 5.0);
+	with_base(&t[1], "cublas.gemm", true, 0.5, 0.4, 0.6);
+	t[2].n_library_baselines = 1;
+	snprintf(t[2].base_note, sizeof(t[2].base_note),
+		 "cublas.gemm: unavailable: it runs on the cuda backend only");
+	t[3].n_kernel_baselines = 1;
+	with_base(&t[4], "cublas.gemm", true, 1.2, 0.9, 1.5);
+}
+
+static void test_fast_p_vs_baseline(void)
+{
+	struct kf_bench_task t[5];
+	struct kf_bench_metrics m;
+	double p[KF_BENCH_MAX_P];
+	size_t n_p = kf_bench_p_default(p, KF_BENCH_MAX_P);
+	vs_fixture(t);
+	CHECK(kf_bench_base_eligible(&t[0]) && kf_bench_base_eligible(&t[3]) &&
+	      !kf_bench_base_eligible(&t[2]));
+	/* the same task on the cuda backend could run its library baseline: comparable (and not faster) */
+	snprintf(t[2].backend, sizeof(t[2].backend), "cuda");
+	CHECK(kf_bench_base_eligible(&t[2]));
+	snprintf(t[2].backend, sizeof(t[2].backend), "cpu");
+	/* over a, b, d, e: p=0 -> a, b, e; p=1 -> a, e; p=2 -> a; p=4 -> none (strictly faster) */
+	CHECK_NEAR(kf_bench_fast_p_base(t, 5, 0, false), 0.75, 1e-12);
+	CHECK_NEAR(kf_bench_fast_p_base(t, 5, 1, false), 0.5, 1e-12);
+	CHECK_NEAR(kf_bench_fast_p_base(t, 5, 2, false), 0.25, 1e-12);
+	CHECK_NEAR(kf_bench_fast_p_base(t, 5, 4, false), 0, 0);
+	/* significant: lower bounds 3, 0.4, 0.9: p=1 -> a only */
+	CHECK_NEAR(kf_bench_fast_p_base(t, 5, 1, true), 0.25, 1e-12);
+	CHECK_NEAR(kf_bench_fast_p_base(t, 5, 0.5, true), 0.5, 1e-12);
+	CHECK_NEAR(kf_bench_fast_p_base(t, 0, 0, false), 0, 0);
+	kf_bench_metrics_compute(t, 5, p, n_p, 0, &m);
+	CHECK_EQ_INT(m.n_base, 4);
+	CHECK_EQ_INT(m.n_base_timed, 3);
+	CHECK_EQ_INT(m.n_base_library, 2);
+	CHECK_NEAR(m.geomean_base, cbrt(4.0 * 0.5 * 1.2), 1e-12);
+	CHECK_NEAR(m.fast_base[0], 0.75, 1e-12); /* p = 0 */
+	CHECK_NEAR(m.fast_base[3], 0.5, 1e-12);  /* p = 1 */
+	CHECK_NEAR(m.fast_base_sig[3], 0.25, 1e-12);
+	/* a kernel among them: "vs baseline"; the reference metrics are untouched */
+	CHECK_STR(kf_bench_base_word(&m), "baseline");
+	CHECK_NEAR(m.fast[0], 0.8, 1e-12);
+	/* level 2 (c, d, e): every best baseline timed is a library call -> "vs library" */
+	kf_bench_metrics_compute(t, 5, p, n_p, 2, &m);
+	CHECK_EQ_INT(m.n_base, 2);
+	CHECK_EQ_INT(m.n_base_library, 1);
+	CHECK_STR(kf_bench_base_word(&m), "library");
+	CHECK_NEAR(m.fast_base[3], 0.5, 1e-12);
+	/* no comparable task: "vs baseline", zeros */
+	kf_bench_metrics_compute(t + 2, 1, p, n_p, 0, &m);
+	CHECK_EQ_INT(m.n_base, 0);
+	CHECK_NEAR(m.fast_base[0], 0, 0);
+	CHECK_STR(kf_bench_base_word(&m), "baseline");
+}
+
+static void test_render_vs_baseline(void)
+{
+	struct kf_bench_task t[5];
+	struct kf_bench_metrics m[3];
+	double p[KF_BENCH_MAX_P];
+	size_t n_p = kf_bench_p_default(p, KF_BENCH_MAX_P);
+	struct kf_bench_info info = {"suite", "from-dir", "cpu", "b.db", "dir", NULL};
+	struct kf_buf b = KF_BUF_INIT(1 << 22);
+	vs_fixture(t);
+	kf_bench_metrics_compute(t, 5, p, n_p, 0, &m[0]);
+	kf_bench_metrics_compute(t, 5, p, n_p, 1, &m[1]);
+	kf_bench_metrics_compute(t, 5, p, n_p, 2, &m[2]);
+	CHECK_EQ_INT(kf_bench_render_md(&b, &info, t, 5, m, 3), KF_OK);
+	CHECK_CONTAINS(b.data, "## vs baseline: each task's best baseline");
+	CHECK_CONTAINS(b.data, "| all | 4 | 3 | 2 | 1.339x over 3 |");
+	CHECK_CONTAINS(b.data,
+		       "| fast_p vs baseline (all) | 0.750 | 0.500 | 0.500 | 0.500 | 0.250 | 0.250 |");
+	CHECK_CONTAINS(b.data, "| fast_p vs library significant (level 2) | 0.500 | 0.500 | 0.500 | 0.000 |");
+	CHECK_CONTAINS(b.data, "| b | cublas.gemm | library | 0.500x | 0.400-0.600 | no | timed beside |");
+	CHECK_CONTAINS(
+	    b.data, "| c | - | - | - | - | - | cublas.gemm: unavailable: it runs on the cuda backend only |");
+	CHECK_CONTAINS(b.data, "| d | - | - | - | - | - | not correct: not compared |");
+	/* the reference's table stays as it was */
+	CHECK_CONTAINS(b.data, "| fast_p (all) | 0.800 |");
+
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_bench_render_json(&b, &info, t, 5, m, 3), KF_OK);
+	cJSON *o = cJSON_Parse(b.data),
+	      *vs = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "overall"), "vs_best_baseline");
+	CHECK(vs != NULL);
+	if (vs) {
+		CHECK_STR(cJSON_GetObjectItem(vs, "word")->valuestring, "baseline");
+		CHECK_NEAR(cJSON_GetObjectItem(vs, "tasks")->valuedouble, 4, 0);
+		CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(vs, "fast_p"), "1")->valuedouble, 0.5,
+			   1e-12);
+		CHECK_NEAR(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(vs, "fast_p_significant"), "1")->valuedouble,
+		    0.25, 1e-12);
+		CHECK_NEAR(cJSON_GetObjectItem(vs, "geomean_speedup")->valuedouble, cbrt(2.4), 1e-12);
+	}
+	cJSON *tasks = cJSON_GetObjectItem(o, "tasks"),
+	      *bb = cJSON_GetObjectItem(cJSON_GetArrayItem(tasks, 1), "best_baseline");
+	CHECK(bb && cJSON_IsObject(bb));
+	if (bb && cJSON_IsObject(bb)) {
+		CHECK_STR(cJSON_GetObjectItem(bb, "name")->valuestring, "cublas.gemm");
+		CHECK_STR(cJSON_GetObjectItem(bb, "kind")->valuestring, "library");
+		CHECK(cJSON_IsFalse(cJSON_GetObjectItem(bb, "significant")));
+	}
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(tasks, 2), "best_baseline")));
+	CHECK_CONTAINS(cJSON_GetObjectItem(cJSON_GetArrayItem(tasks, 2), "baseline_note")->valuestring,
+		       "unavailable");
+	cJSON_Delete(o);
+
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_bench_render_csv(&b, t, 5), KF_OK);
+	CHECK_CONTAINS(b.data,
+		       ",reason,best_baseline,baseline_kind,speedup_vs_baseline,vs_ci_lo,vs_ci_hi\r\n");
+	CHECK_CONTAINS(b.data, ",cublas.gemm,library,0.5,0.4,0.6\r\n");
+	CHECK_CONTAINS(b.data, "\r\nd,reduction,2,wrong_output,1,0,0,0,0,,");
+
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_bench_render_html(&b, &info, t, 5, m, 3), KF_OK);
+	CHECK_CONTAINS(b.data, "<h2>vs baseline: each task's best baseline</h2>");
+	CHECK_CONTAINS(b.data, "<th>vs library (level 2)</th>");
+	kf_buf_release(&b);
+}
+
 /* ---- a run recorded through kb.h ---- */
 
 struct fix {
 	struct kf_kb *kb;
 	int64_t task_id, run_id, cand[4], run2, run3;
 };
+
+static bool with_baselines;
 
 static int64_t add_cand(struct kf_kb *kb, int64_t run, int64_t parent, const char *edit, const char *src,
 			const char *verdict, double speedup, double lo, double hi)
@@ -243,6 +398,16 @@ static int64_t add_cand(struct kf_kb *kb, int64_t run, int64_t parent, const cha
 				  .speedup_ci_hi = hi};
 	int64_t id = 0;
 	struct kf_err err = KF_ERR_INIT;
+	/* the task's baselines beside each timing (schema 4): a tuned kernel the candidate beats by 1.6x, and
+	 * a library call it does not beat (0.75x), which is therefore the best baseline */
+	struct kf_kb_timing_baseline bl[2] = {{"baseline.cu", "kernel", "timed", "verified; timed",
+					       0.8 * tm.median_ms / 0.5, 1.6, 1.4, 1.8, true, "chained"},
+					      {"cublas.gemm", "library", "timed", "verified; timed",
+					       0.75 * tm.median_ms, 0.75, 0.7, 0.8, false, "chained"}};
+	if (with_baselines) {
+		tm.baselines = bl;
+		tm.n_baselines = 2;
+	}
 	enum kf_status st = kf_kb_record_step(kb, &c, &e, &tm, speedup > 0 ? 1 : 0, &id, NULL, &err);
 	CHECKF(st == KF_OK, "%s", err.msg);
 	return id;
@@ -427,6 +592,50 @@ static void test_run_report(void)
 	CHECK(!strstr(b.data, "| not evaluated |"));
 	CHECK(!strstr(b.data, "| reference (the baseline) | 1 |"));
 
+	CHECK(!strstr(b.data, "Against the task's baselines")); /* none recorded */
+
+	/* a run whose timings carry the task's baselines: the summary's "vs library", the section, JSON, and
+	 * the bench row's best baseline */
+	int64_t run5 = 0;
+	CHECK_EQ_INT(kf_kb_run_begin(f.kb, &r4, &run5, &err), KF_OK);
+	with_baselines = true;
+	add_cand(f.kb, run5, 0, "rewrite", "r5", "pass", 2.0, 1.8, 2.2);
+	with_baselines = false;
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_run(f.kb, run5, KF_REPORT_MD, &b, &err), KF_OK);
+	CHECK_CONTAINS(b.data,
+		       "**Best kernel vs library (cublas.gemm): 0.750x (95% interval 0.700-0.800), not "
+		       "significantly faster (CPU clock: not GPU speed).**");
+	CHECK_CONTAINS(b.data, "## Against the task's baselines");
+	CHECK_CONTAINS(b.data,
+		       "| baseline.cu | kernel | timed | 1.600x | 1.400-1.800 | yes | 0.8 | chained through "
+		       "the reference (timed once per run) |");
+	CHECK_CONTAINS(b.data, "CPU-clock ratios");
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_run(f.kb, run5, KF_REPORT_HTML, &b, &err), KF_OK);
+	CHECK_CONTAINS(b.data, "<h2>Against the task's baselines</h2>");
+	CHECK_CONTAINS(b.data, "Speedup over each baseline (CPU times)");
+	kf_buf_reset(&b);
+	CHECK_EQ_INT(kf_report_run(f.kb, run5, KF_REPORT_JSON, &b, &err), KF_OK);
+	o = cJSON_Parse(b.data);
+	cJSON *vs = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "best"), "vs");
+	CHECK(vs != NULL);
+	if (vs) {
+		CHECK_STR(cJSON_GetObjectItem(vs, "best")->valuestring, "cublas.gemm");
+		CHECK_STR(cJSON_GetObjectItem(vs, "word")->valuestring, "library");
+		CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(vs, "baselines")), 2);
+	}
+	cJSON_Delete(o);
+	struct kf_bench_task bt;
+	memset(&bt, 0, sizeof(bt));
+	CHECK_EQ_INT(kf_bench_task_from_run(f.kb, run5, &bt, &err), KF_OK);
+	CHECK(bt.has_base && bt.base_library && !bt.base_significant);
+	CHECK_STR(bt.base_name, "cublas.gemm");
+	CHECK_NEAR(bt.base_speedup, 0.75, 1e-12);
+	CHECK_STR(bt.base_method, "chained");
+	CHECK_STR(bt.backend, "cpu");
+	free(bt.progress);
+
 	kf_buf_reset(&b);
 	CHECK_EQ_INT(kf_report_run(f.kb, 12345, KF_REPORT_MD, &b, &err), KF_ERR_NOTFOUND);
 	CHECK_CONTAINS(err.msg, "12345");
@@ -489,4 +698,4 @@ static void test_compare(void)
 
 KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_fast_p), TEST(test_geomean), TEST(test_metrics_levels),
 		    TEST(test_p_parse), TEST(test_render), TEST(test_task_from_run), TEST(test_run_report),
-		    TEST(test_compare))
+		    TEST(test_compare), TEST(test_fast_p_vs_baseline), TEST(test_render_vs_baseline))

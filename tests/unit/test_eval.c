@@ -209,9 +209,128 @@ static void test_baselines_timed(void)
 			CHECK(t->baselines[0].median_ns > 0);
 			CHECK(t->baselines[0].speedup.lo <= t->baselines[0].speedup.point &&
 			      t->baselines[0].speedup.point <= t->baselines[0].speedup.hi);
+			CHECK(!t->baselines[0].library && !t->baselines[0].chained);
+			CHECK_EQ_INT(t->baselines[0].index, 0);
+			/* the one decision: the interval's rule (kf_ci_significant until A/A bands) */
+			CHECK(t->baselines[0].significant == kf_ci_significant(&t->baselines[0].speedup));
+		}
+		/* what became of every baseline: the reasons a report and the KB show */
+		CHECK_EQ_INT(r->n_baselines, 5);
+		CHECK(!r->baselines_chained);
+		if (r->n_baselines == 5) {
+			CHECK_EQ_INT(r->baselines[0].status, KF_PROFILE_BASE_TIMED);
+			CHECK_EQ_INT(r->baselines[1].status, KF_PROFILE_BASE_REJECTED);
+			CHECK_STR(r->baselines[1].verdict, "wrong_output");
+			CHECK_STR(r->baselines[2].verdict, "out_of_bounds");
+			CHECK_STR(r->baselines[3].verdict, "stateful");
+			CHECK_EQ_INT(r->baselines[4].status, KF_PROFILE_BASE_UNAVAILABLE);
+			CHECK(r->baselines[4].library);
+			CHECK_CONTAINS(r->baselines[4].reason, "cuda backend only");
 		}
 	}
 	kf_eval_outcome_free(r);
+	kf_task_free(vt);
+}
+
+struct base_rows {
+	int n;
+	char status[8][16], method[8][16], kind[8][8];
+	double speedup[8];
+	bool significant[8];
+};
+
+static int on_base_timing(void *ctx, const struct kf_kb_timing *t)
+{
+	struct base_rows *b = ctx;
+	for (size_t i = 0; i < t->n_baselines && b->n < 8; i++, b->n++) {
+		snprintf(b->status[b->n], 16, "%s", t->baselines[i].status);
+		snprintf(b->method[b->n], 16, "%s", t->baselines[i].method);
+		snprintf(b->kind[b->n], 8, "%s", t->baselines[i].kind);
+		b->speedup[b->n] = t->baselines[i].speedup;
+		b->significant[b->n] = t->baselines[i].significant;
+	}
+	return 0;
+}
+
+/* A search times the baselines once (kf_eval_baselines_time) and chains each candidate's speedup over them
+ * through the reference: the candidate's own profile times no baseline, its timing still has one for each
+ * baseline timed in that session (with the two-session interval), and the record says "chained". */
+static void test_baselines_chained(void)
+{
+	struct kf_task *vt = NULL;
+	struct kf_eval_opts o;
+	struct kf_eval_outcome *r = NULL;
+	struct kf_profile_result *once = NULL;
+	struct kf_kb *kb = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct base_rows rows = {0};
+	char path[512];
+	int64_t task_id = 0, run_id = 0, cid = 0;
+	CHECK(kf_task_load("tests/data/baselines/vadd/task.json", 0, NULL, &vt, &err) == KF_OK);
+	if (!vt)
+		return;
+	kf_eval_opts_init(&o);
+	o.backend = KF_BACKEND_CPU;
+	o.profile = true;
+	o.rule = (struct kf_stop_rule){60, 0, 0, 60, 0}; /* past late.cu's first 48 launches */
+	CHECKF(kf_eval_baselines_time(vt, &o, &once, &err) == KF_OK, "%s", err.msg);
+	if (!once) {
+		kf_task_free(vt);
+		return;
+	}
+	CHECK(once->n_shapes == 1 && once->shapes[0].base_timed[0] && !once->shapes[0].base_timed[4]);
+	o.baselines_once = once;
+	o.rule = (struct kf_stop_rule){10, 0, 0, 10, 0}; /* the candidate: fewer samples, the same shape */
+	CHECKF(kf_eval_file(vt, "tests/data/baselines/vadd/good.cu", &o, &r, &err) == KF_OK, "%s", err.msg);
+	if (r && r->n_timings == 1) {
+		const struct kf_eval_timing *t = &r->timings[0];
+		const struct kf_profile_shape *ps = &r->profile->shapes[0];
+		/* the candidate's own session timed no baseline: every one was skipped there */
+		CHECK(!ps->base_timed[0]);
+		CHECK_EQ_INT(r->profile->baselines[0].status, KF_PROFILE_BASE_SKIPPED);
+		/* ... and the outcome shows the once-per-run session's statuses */
+		CHECK(r->baselines_chained);
+		CHECK_EQ_INT(r->n_baselines, 5);
+		CHECK_EQ_INT(r->baselines[0].status, KF_PROFILE_BASE_TIMED);
+		CHECK_EQ_INT(r->baselines[4].status, KF_PROFILE_BASE_UNAVAILABLE);
+		CHECK_EQ_INT(t->n_baselines, 1);
+		if (t->n_baselines == 1) {
+			const struct kf_eval_baseline_time *b = &t->baselines[0];
+			double want =
+			    ps->ref.stats.median / ps->cand.stats.median *
+			    (once->shapes[0].bases[0].stats.median / once->shapes[0].ref.stats.median);
+			CHECK(b->chained && !b->library);
+			CHECK_NEAR(b->speedup.point, want, 1e-9 * want);
+			CHECK(b->speedup.lo <= b->speedup.point && b->speedup.point <= b->speedup.hi);
+			CHECK_NEAR(b->median_ns, once->shapes[0].bases[0].stats.median, 1e-6);
+			CHECK(b->significant == kf_ci_significant(&b->speedup));
+		}
+		snprintf(path, sizeof(path), "%s/chained.db", tmpdir);
+		CHECK(kf_kb_open(path, 0, &kb, &err) == KF_OK);
+		if (kb) {
+			struct kf_kb_run run = {.task_id = 0, .strategy = "evo", .backend = "cpu"};
+			struct kf_kb_candidate c = {.edit_kind = "seed", .source = "// good"};
+			CHECK(kf_kb_task_put_loaded(kb, vt, &task_id, &err) == KF_OK);
+			run.task_id = task_id;
+			CHECK(kf_kb_run_begin(kb, &run, &run_id, &err) == KF_OK);
+			c.run_id = run_id;
+			CHECKF(kf_eval_record(kb, vt, r, &c, &cid, NULL, &err) == KF_OK, "%s", err.msg);
+			CHECK(kf_kb_timings_each(kb, 0, cid, on_base_timing, &rows, &err) == KF_OK);
+			CHECK_EQ_INT(rows.n, 5);
+			CHECK_STR(rows.status[0], "timed");
+			CHECK_STR(rows.method[0], "chained");
+			CHECK_NEAR(rows.speedup[0], t->baselines[0].speedup.point, 1e-12);
+			CHECK(rows.significant[0] == t->baselines[0].significant);
+			CHECK_STR(rows.status[1], "rejected");
+			CHECK_STR(rows.status[4], "unavailable");
+			CHECK_STR(rows.kind[4], "library");
+			kf_kb_close(kb);
+		}
+	} else {
+		CHECKF(false, "good.cu was not timed: %s", r ? r->reason : err.msg);
+	}
+	kf_eval_outcome_free(r);
+	kf_profile_result_free(once);
 	kf_task_free(vt);
 }
 
@@ -349,6 +468,7 @@ int main(int argc, char **argv)
 	    TEST(test_feedback_names_public_shape),
 	    TEST(test_compile_error_feedback),
 	    TEST(test_baselines_timed),
+	    TEST(test_baselines_chained),
 	    TEST(test_clock_vocabulary),
 	    TEST(test_record_in_kb),
 	};

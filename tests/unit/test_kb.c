@@ -249,6 +249,8 @@ static void test_migrate_from_v1(void)
 	CHECK(kf_kb_search(kb, "elementwise", 10, count_hits, &hits, &err) == KF_OK);
 	CHECK_EQ_INT(hits, 1);
 	CHECK(kf_kb_check(kb, &err) == KF_OK);
+	/* schema 4: the old timing has no baselines, the table is there for new ones */
+	CHECK_EQ_INT(sql_int(p, "SELECT count(*) FROM timing_baselines"), 0);
 	/* New records go on after the old ones. */
 	CHECK_EQ_INT(step(kb, 1, 3, "__global__ void softmax3() {}", "pass", "cpu", 2.5), 4);
 	w.n = 0;
@@ -985,8 +987,107 @@ static void test_concurrent_writers(void)
 	kf_kb_close(kb);
 }
 
+/* Schema 4: the task's baselines beside each timing, read back with it, aggregated per baseline over a
+ * candidate's timings (geometric mean, widest interval, significant only when every shape is), the best
+ * baseline being the one the candidate is least faster than; a bad row rolls the whole step back. */
+struct tb_seen {
+	int n_timings;
+	size_t n[4];
+	char first[4][32], status1[4][16];
+};
+
+static int tb_cb(void *ctx, const struct kf_kb_timing *t)
+{
+	struct tb_seen *x = ctx;
+	if (x->n_timings < 4) {
+		x->n[x->n_timings] = t->n_baselines;
+		snprintf(x->first[x->n_timings], 32, "%s", t->n_baselines ? t->baselines[0].name : "");
+		snprintf(x->status1[x->n_timings], 16, "%s",
+			 t->n_baselines > 1 ? t->baselines[1].status : "");
+	}
+	x->n_timings++;
+	return 0;
+}
+
+static void test_timing_baselines(void)
+{
+	struct kf_kb *kb = open_new("tb.db");
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_kb_candidate c = {0};
+	struct kf_kb_eval e = {0};
+	struct kf_kb_timing t[2] = {{0}, {0}};
+	struct kf_kb_timing_baseline b0[3] = {
+	    {"baseline.cu", "kernel", "timed", "verified; timed", 2.0, 2.0, 1.8, 2.2, true, "interleaved"},
+	    {"cublas.gemm", "library", "timed", "verified; timed", 0.5, 0.5, 0.45, 0.55, false,
+	     "interleaved"},
+	    {"cudnn.sdpa", "library", "unavailable", "runs on the cuda backend only", 0, 0, 0, 0, false, ""}};
+	struct kf_kb_timing_baseline b1[3] = {
+	    {"baseline.cu", "kernel", "timed", "verified; timed", 8.0, 8.0, 0.9, 9.0, false, "interleaved"},
+	    {"cublas.gemm", "library", "timed", "verified; timed", 2.0, 2.0, 1.9, 2.1, true, "interleaved"},
+	    {"cudnn.sdpa", "library", "unavailable", "runs on the cuda backend only", 0, 0, 0, 0, false, ""}};
+	struct kf_kb_vs v[8];
+	struct tb_seen seen = {0};
+	size_t n = 0;
+	int64_t cid = 0;
+	if (!kb)
+		return;
+	c.run_id = begin_run(kb, put_task(kb, "tb_task", "gemm", "baselines beside timings"));
+	c.source = "__global__ void tb() {}";
+	e.backend = "cuda";
+	e.arch = "sm_90";
+	e.verdict = "pass";
+	e.speedup = 2;
+	for (int i = 0; i < 2; i++) {
+		t[i].shape = i ? "{\"N\":2}" : "{\"N\":1}";
+		t[i].clock = "cupti";
+		t[i].median_ms = 1;
+		t[i].ref_median_ms = 2;
+		t[i].speedup = 2;
+		t[i].n_baselines = 3;
+		t[i].baselines = i ? b1 : b0;
+	}
+	CHECKF(kf_kb_record_step(kb, &c, &e, t, 2, &cid, NULL, &err) == KF_OK, "%s", err.msg);
+	CHECK(kf_kb_timings_each(kb, 0, cid, tb_cb, &seen, &err) == KF_OK);
+	CHECK_EQ_INT(seen.n_timings, 2);
+	CHECK_EQ_INT(seen.n[0], 3);
+	CHECK_STR(seen.first[1], "baseline.cu");
+	CHECK_STR(seen.status1[0], "timed");
+	CHECK(kf_kb_candidate_vs(kb, cid, v, KF_ARRAY_SIZE(v), &n, &err) == KF_OK);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		CHECK_STR(v[0].name, "baseline.cu");
+		CHECK(!v[0].library && v[1].library);
+		CHECK_NEAR(v[0].speedup, 4.0, 1e-12); /* sqrt(2 x 8) */
+		CHECK_NEAR(v[0].lo, 0.9, 1e-12);
+		CHECK_NEAR(v[0].hi, 9.0, 1e-12);
+		CHECK(!v[0].significant); /* not at the second shape */
+		CHECK_NEAR(v[1].speedup, 1.0, 1e-12);
+		CHECK(!v[1].significant);
+		CHECK_EQ_INT(v[1].n_timed, 2);
+		CHECK_STR(v[1].method, "interleaved");
+		CHECK_STR(v[2].status, "unavailable");
+		CHECK_CONTAINS(v[2].reason, "cuda backend only");
+		CHECK_EQ_INT(v[2].n_timed, 0);
+		CHECK_EQ_INT(kf_kb_vs_best(v, n), 1); /* cuBLAS: the candidate is least faster than it */
+	}
+	CHECK_EQ_INT(kf_kb_vs_best(v, 0), -1);
+	/* a row no kforge writes: the whole step is refused, nothing of it stays */
+	b1[2].status = "maybe";
+	CHECK(kf_kb_record_step(kb, &c, &e, t, 2, NULL, NULL, &err) == KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "'cudnn.sdpa': unknown status 'maybe'");
+	b1[2].status = "unavailable";
+	b1[0].speedup = NAN;
+	CHECK(kf_kb_record_step(kb, &c, &e, t, 2, NULL, NULL, &err) == KF_ERR_INVALID);
+	kf_kb_close(kb);
+	CHECK_EQ_INT(sql_int(tmp_path("tb.db"), "SELECT count(*) FROM candidates"), 1);
+	CHECK_EQ_INT(sql_int(tmp_path("tb.db"), "SELECT count(*) FROM timing_baselines"), 6);
+	CHECK_EQ_INT(sql_int(tmp_path("tb.db"), "SELECT count(*) FROM timing_baselines WHERE significant"),
+		     2);
+}
+
 KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_open_creates_schema), TEST(test_open_refuses_bad_files),
 		    TEST(test_migrate_from_v1), TEST(test_migrate_from_v0), TEST(test_migrate_concurrently),
 		    TEST(test_record_and_read_back), TEST(test_task_from_file), TEST(test_wins),
 		    TEST(test_nested_transactions), TEST(test_tags), TEST(test_examples_ranking),
-		    TEST(test_examples_hygiene), TEST(test_search), TEST(test_concurrent_writers))
+		    TEST(test_examples_hygiene), TEST(test_search), TEST(test_concurrent_writers),
+		    TEST(test_timing_baselines))

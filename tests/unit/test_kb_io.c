@@ -144,6 +144,13 @@ static int64_t step(struct kf_kb *kb, int64_t run, int64_t parent, int64_t llm, 
 	t.speedup = speedup;
 	t.speedup_ci_lo = speedup * 0.95;
 	t.speedup_ci_hi = speedup * 1.05;
+	/* schema 4: the task's baselines beside the timing, one timed and one the backend could not run */
+	struct kf_kb_timing_baseline bl[2] = {
+	    {"cublas.gemm", "library", "timed", "verified; timed", 0.05, 0.5 * speedup, 0.45 * speedup,
+	     0.55 * speedup, 0.45 * speedup > 1, "chained"},
+	    {"baseline.cu", "kernel", "rejected", "wrong_output at N=1: \"quoted\"", 0, 0, 0, 0, false, ""}};
+	t.baselines = bl;
+	t.n_baselines = 2;
 	CHECKF(kf_kb_record_step(kb, &c, &e, &t, 1, &id, NULL, &err) == KF_OK, "%s", err.msg);
 	return id;
 }
@@ -237,6 +244,13 @@ static void test_export_format(void)
 	CHECK_EQ_INT(types[5], 3);
 	CHECK_EQ_INT(types[6], 3);
 	free(text);
+	/* a timing carries its baselines (schema 4) */
+	text = slurp(tmp_path("a.jsonl"));
+	CHECK_CONTAINS(text,
+		       "\"baselines\":[{\"name\":\"cublas.gemm\",\"kind\":\"library\",\"status\":\"timed\"");
+	CHECK_CONTAINS(text, "\"method\":\"chained\"");
+	CHECK_CONTAINS(text, "\"name\":\"baseline.cu\",\"kind\":\"kernel\",\"status\":\"rejected\"");
+	free(text);
 	/* --run limits the export; an unknown run is an error. */
 	CHECK(kf_kb_export(kb, 1, tmp_path("a1.jsonl"), &err) == KF_OK);
 	CHECK(kf_kb_export(kb, 99, tmp_path("a99.jsonl"), &err) == KF_ERR_NOTFOUND);
@@ -263,6 +277,7 @@ static void test_export_import_roundtrip(void)
 	CHECK_EQ_INT(st.evaluations, 6);
 	CHECK_EQ_INT(st.timings, 6);
 	CHECK_EQ_INT(st.dup_candidates, 0);
+	CHECK_EQ_INT(sql_int(tmp_path("rt_b.db"), "SELECT count(*) FROM timing_baselines"), 12);
 	CHECK(kf_kb_export(b, 0, tmp_path("rt2.jsonl"), &err) == KF_OK);
 	t1 = slurp(tmp_path("rt1.jsonl"));
 	t2 = slurp(tmp_path("rt2.jsonl"));
@@ -334,6 +349,19 @@ static void test_import_rejects_bad_files(void)
 	CHECK_CONTAINS(err.msg, ":16:"); /* header + 14 records (a lesson among them), then the broken one */
 	CHECK_EQ_INT(sql_int(tmp_path("bad.db"), "SELECT count(*) FROM candidates"), 0);
 	CHECK_EQ_INT(sql_int(tmp_path("bad.db"), "SELECT count(*) FROM tasks"), 0);
+	/* A timing's baseline with a status no kforge writes is refused with the line, nothing imported. */
+	{
+		char *p = strstr(good, "\"status\":\"rejected\"");
+		if (p) {
+			memcpy(p + 10, "REJECTED", 8);
+			write_file(tmp_path("badbase.jsonl"), good);
+			CHECK(kf_kb_import(kb, tmp_path("badbase.jsonl"), &st, &err) == KF_ERR_INVALID);
+			CHECK_CONTAINS(err.msg, "unknown status 'REJECTED'");
+			CHECK_CONTAINS(err.msg, "badbase.jsonl:");
+			CHECK_EQ_INT(sql_int(tmp_path("bad.db"), "SELECT count(*) FROM timings"), 0);
+			memcpy(p + 10, "rejected", 8);
+		}
+	}
 	/* A source that does not match its hash is refused. */
 	{
 		char *p = strstr(good, "void s0()");

@@ -1,0 +1,13 @@
+// The reference: C = A * B, one thread per output element, the dot product accumulated in f32.
+// kforge:launch matmul grid=(cdiv(N,16), cdiv(N,16)) block=(16,16) args=(A, B, C, N)
+extern "C" __global__ void matmul(const float *A, const float *B, float *C, int N)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	int row = blockIdx.y * blockDim.y + threadIdx.y;
+	if (row >= N || col >= N)
+		return;
+	float acc = 0.0f;
+	for (int k = 0; k < N; ++k)
+		acc += A[(long long)row * N + k] * B[(long long)k * N + col];
+	C[(long long)row * N + col] = acc;
+}
