@@ -57,6 +57,15 @@ static int show_timing(void *ctx, const struct kf_kb_timing *t)
 	printf("  %-32.32s %-10s n=%-4d median %.4g ms (IQR %.3g)  ref %.4g ms  speedup %.2fx [%.2f, %.2f]\n",
 	       t->shape, t->clock, t->n_samples, t->median_ms, t->iqr_ms, t->ref_median_ms, t->speedup,
 	       t->speedup_ci_lo, t->speedup_ci_hi);
+	for (size_t i = 0; i < t->n_baselines; i++) {
+		const struct kf_kb_timing_baseline *b = &t->baselines[i];
+		if (!strcmp(b->status, "timed"))
+			printf("    vs %s (%s): %.2fx [%.2f, %.2f]%s, %s; baseline %.4g ms\n", b->name,
+			       b->kind, b->speedup, b->speedup_ci_lo, b->speedup_ci_hi,
+			       b->significant ? " significant" : " not significant", b->method, b->median_ms);
+		else
+			printf("    vs %s (%s): %s: %.200s\n", b->name, b->kind, b->status, b->reason);
+	}
 	return 0;
 }
 

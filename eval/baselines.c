@@ -11,9 +11,11 @@
 #include "eval/eval_int.h"
 
 /* The one decision "the candidate is significantly faster than this baseline", for interleaved and chained
- * intervals alike (the reference's is eval.c's fill_timings). */
-static bool faster_than(const struct kf_ci *speedup)
+ * intervals alike, at the candidate's timed shape ps (the reference's is eval.c's fill_timings). Today the
+ * interval's rule; the A/A-calibrated noise band of ps replaces it here. */
+static bool faster_than(const struct kf_ci *speedup, const struct kf_profile_shape *ps)
 {
+	(void)ps;
 	return kf_ci_significant(speedup);
 }
 
@@ -93,7 +95,7 @@ enum kf_status kf_eval_baselines_at(const struct kf_eval_outcome *out, const str
 							    b,
 							    ps->bases[b].stats.median,
 							    ps->speedup_bases[b],
-							    faster_than(&ps->speedup_bases[b]),
+							    faster_than(&ps->speedup_bases[b], ps),
 							    false};
 		}
 		return KF_OK;
@@ -118,12 +120,15 @@ enum kf_status kf_eval_baselines_at(const struct kf_eval_outcome *out, const str
 		if (st)
 			return st;
 		x = &t->baselines[t->n_baselines++];
+		/* its time through the reference, in this session's terms, so that the kernel's time x the
+		 * speedup is the baseline's: the other session's absolute time was taken at another moment */
 		*x = (struct kf_eval_baseline_time){out->baselines[b].name,
 						    out->baselines[b].library,
 						    b,
-						    ps0->bases[b].stats.median,
+						    ps->ref.stats.median *
+							(ps0->bases[b].stats.median / ps0->ref.stats.median),
 						    ci,
-						    faster_than(&ci),
+						    faster_than(&ci, ps),
 						    true};
 	}
 	return KF_OK;

@@ -73,7 +73,8 @@ struct kf_eval_timing {
 		const char *name;     /* "baseline.cu", "cublas.gemm" (the outcome's copy, see baselines) */
 		bool library;         /* a library call (cuBLAS, cuDNN), else a kernel file */
 		size_t index;         /* in kf_eval_outcome.baselines */
-		double median_ns;     /* its median, on this timing's clock */
+		double median_ns;     /* its median, on this timing's clock; chained: through the reference,
+					 this session's reference median x the baselines' session's base/ref */
 		struct kf_ci speedup; /* baseline / candidate */
 		bool significant;     /* the candidate is significantly faster than it */
 		bool chained;         /* false: timed interleaved with the candidate; true: from

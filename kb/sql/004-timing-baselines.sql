@@ -9,7 +9,9 @@
 --         'skipped' (not asked for)
 -- kind    'kernel' (a kernel file) or 'library' (a library call)
 -- median_ms, speedup, speedup_ci_lo, speedup_ci_hi: for timed rows only (0 otherwise); speedup is baseline
---         time / candidate time on the timing's clock (timings.clock: a cpu row is CPU time)
+--         time / candidate time on the timing's clock (timings.clock: a cpu row is CPU time); a chained
+--         row's median_ms is its time through the reference (timings.ref_median_ms x base/ref of the
+--         baselines' session), so that median_ms / timings.median_ms is its speedup's point
 -- significant  1: the candidate is significantly faster than the baseline (its interval's rule)
 -- method  'interleaved' (timed beside the candidate, A B C A B C) or 'chained' (a search times its
 --         baselines once: ref/cand of this timing x base/ref of that one session, with a two-session
