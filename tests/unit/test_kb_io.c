@@ -435,6 +435,9 @@ static void test_merge_overlapping(void)
 	CHECK_EQ_INT(st.candidates, 5); /* s1 from B is A's s1 */
 	CHECK_EQ_INT(st.dup_candidates, 1);
 	CHECK_EQ_INT(st.evaluations, 6); /* B's evaluation of s1 is kept, on A's row */
+	/* every timing keeps its two baselines through the merge */
+	CHECK_EQ_INT(sql_int(out, "SELECT count(*) FROM timing_baselines"), 12);
+	CHECK_EQ_INT(sql_int(out, "SELECT count(*) FROM timing_baselines WHERE method = 'chained'"), 6);
 	CHECK_EQ_INT(sql_int(out, "SELECT count(*) FROM tasks WHERE name = 'softmax'"), 1);
 	CHECK_EQ_INT(sql_int(out,
 			     "SELECT count(*) FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
