@@ -1335,7 +1335,7 @@ static bool shape_hidden(const struct kf_task *t, const struct kf_shape *s)
  * beside every baseline of the task, and the roofline floor of the target at the same shape. That one
  * session is also what every candidate's speedup over a baseline is chained through (docs/baselines.md,
  * "What a search measures"): the baselines are timed once per run, not once per candidate. Best effort:
- * a run goes on without it (and then without baseline comparisons). */
+ * a run goes on without it (its candidates then time the baselines beside them, as kforge profile does). */
 static void measure_baseline(struct opt *z)
 {
 	const struct kf_task *t = z->task;
