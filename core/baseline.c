@@ -26,6 +26,7 @@ static const char *const act_mm[] = {"none", "relu", "gelu", NULL};
 static const char *const act_conv[] = {"none", "relu", NULL};
 static const char *const computes[] = {"default", "f32", "tf32", "f16", "f64", NULL};
 static const char *const layouts[] = {"bhsd", "bshd", NULL};
+static const char *const norms[] = {"layer", "rms", NULL};
 
 #define MM_COMMON                                                                                            \
 	{"A", ARG_TENSOR, true, NULL}, {"B", ARG_TENSOR, true, NULL}, {"M", ARG_EXPR, true, NULL},           \
@@ -71,6 +72,10 @@ static const struct argspec sdpa_spec[] = {{"q", ARG_TENSOR, true, NULL},
 					   {"layout", ARG_CHOICE, false, layouts},
 					   {"scale", ARG_REAL, false, NULL},
 					   {"causal", ARG_BOOL, false, NULL}};
+static const struct argspec norm_spec[] = {
+    {"x", ARG_TENSOR, true, NULL},      {"scale", ARG_TENSOR, true, NULL}, {"bias", ARG_TENSOR, false, NULL},
+    {"y", ARG_TENSOR, true, NULL},      {"B", ARG_EXPR, true, NULL},       {"N", ARG_EXPR, true, NULL},
+    {"mode", ARG_CHOICE, false, norms}, {"eps", ARG_REAL, false, NULL}};
 
 static const struct {
 	const struct argspec *spec;
@@ -81,10 +86,12 @@ static const struct {
     [KF_LIBOP_CUBLASLT_MATMUL] = {lt_spec, KF_ARRAY_SIZE(lt_spec), KF_MM_NARGS},
     [KF_LIBOP_CUDNN_CONV_FWD] = {conv_spec, KF_ARRAY_SIZE(conv_spec), KF_CONV_NARGS},
     [KF_LIBOP_CUDNN_SDPA] = {sdpa_spec, KF_ARRAY_SIZE(sdpa_spec), KF_SDPA_NARGS},
+    [KF_LIBOP_CUDNN_NORM] = {norm_spec, KF_ARRAY_SIZE(norm_spec), KF_NORM_NARGS},
 };
 
 _Static_assert(KF_MM_NARGS <= KF_LIBCALL_MAX_ARGS && KF_CONV_NARGS <= KF_LIBCALL_MAX_ARGS &&
-		   KF_SDPA_NARGS <= KF_LIBCALL_MAX_ARGS && KF_LIBCALL_MAX_ARGS <= KF_PLAN_MAX_ARGS,
+		   KF_SDPA_NARGS <= KF_LIBCALL_MAX_ARGS && KF_NORM_NARGS <= KF_LIBCALL_MAX_ARGS &&
+		   KF_LIBCALL_MAX_ARGS <= KF_PLAN_MAX_ARGS,
 	       "wire positions fit a launch");
 _Static_assert(KF_ARRAY_SIZE(lt_spec) <= KF_LIBOP_MAX_USER_ARGS &&
 		   KF_ARRAY_SIZE(conv_spec) <= KF_LIBOP_MAX_USER_ARGS,
@@ -432,6 +439,35 @@ static enum kf_status resolve_sdpa(struct rctx *R)
 	return KF_OK;
 }
 
+static enum kf_status resolve_norm(struct rctx *R)
+{
+	int x = rtensor(R, "x"), scale = rtensor(R, "scale"), bias = rtensor(R, "bias"), y = rtensor(R, "y");
+	int64_t B, N;
+	double eps = rreal(R, "eps", 1e-5);
+	enum kf_status e;
+
+	if ((e = rinteger(R, "B", 0, 1, &B)) || (e = rinteger(R, "N", 0, 1, &N)))
+		return e;
+	if (!(eps > 0) || !isfinite(eps))
+		return rfail(R, "eps", "%g: cuDNN's norm needs an eps above 0", eps);
+	if ((e = conv_size(R, "x", x, mul4(B, N, 1, 1), "B*N")) ||
+	    (e = conv_size(R, "y", y, mul4(B, N, 1, 1), "B*N")) ||
+	    (e = conv_size(R, "scale", scale, N, "N (one per element of a row)")))
+		return e;
+	if (bias >= 0 && (e = conv_size(R, "bias", bias, N, "N (one per element of a row)")))
+		return e;
+	put_tensor(R, KF_NORM_X, x);
+	put_tensor(R, KF_NORM_SCALE, scale);
+	put_tensor(R, KF_NORM_BIAS, bias);
+	put_tensor(R, KF_NORM_Y, y);
+	put_int(R, KF_NORM_B, B);
+	put_int(R, KF_NORM_N, N);
+	put_int(R, KF_NORM_MODE, rchoice(R, "mode"));
+	put_real(R, KF_NORM_EPS, eps);
+	put_int(R, KF_NORM_DTYPE, R->t->tensors[x].dtype);
+	return KF_OK;
+}
+
 static enum kf_status resolve(const struct kf_baseline *b, const struct kf_task *t, const struct kf_shape *s,
 			      struct kf_libcall *out, char *bad, size_t bad_len, struct kf_err *err)
 {
@@ -452,8 +488,11 @@ static enum kf_status resolve(const struct kf_baseline *b, const struct kf_task 
 	case KF_LIBOP_CUDNN_CONV_FWD:
 		st = resolve_conv(&R);
 		break;
-	default:
+	case KF_LIBOP_CUDNN_SDPA:
 		st = resolve_sdpa(&R);
+		break;
+	default:
+		st = resolve_norm(&R);
 		break;
 	}
 	snprintf(bad, bad_len, "%s", R.bad);
@@ -657,7 +696,7 @@ static bool is_read(const struct kf_tensor *x)
 /* What the call can express: dtypes, roles, combinations. Everything that does not depend on a shape. */
 static enum kf_status check_semantics(struct bload *L, struct kf_baseline *b)
 {
-	static const char *const reads[] = {"A", "B", "bias", "x", "w", "residual", "q", "k", "v"};
+	static const char *const reads[] = {"A", "B", "bias", "x", "w", "residual", "q", "k", "v", "scale"};
 	static const char *const writes[] = {"D", "y", "o"};
 	const char *outname = b->op == KF_LIBOP_CUBLAS_GEMM ? "C" : NULL;
 
@@ -741,6 +780,25 @@ static enum kf_status check_semantics(struct bload *L, struct kf_baseline *b)
 				return at(L, all[i], KF_ERR_INVALID, "'%s' is %s; every operand is %s like x",
 					  o->name, kf_dtype_name(o->dtype), kf_dtype_name(x->dtype));
 		}
+	} else if (b->op == KF_LIBOP_CUDNN_NORM) {
+		static const char *const all[] = {"scale", "bias", "y"};
+		const struct kf_tensor *x = targ(L, b, "x");
+		int mi = spec_index(b->op, "mode");
+		if (x->dtype != KF_DTYPE_F32 && x->dtype != KF_DTYPE_F16 && x->dtype != KF_DTYPE_BF16)
+			return at(L, "x", KF_ERR_INVALID, "'%s' is %s; cuDNN's norm takes f32, f16 or bf16",
+				  x->name, kf_dtype_name(x->dtype));
+		for (size_t i = 0; i < KF_ARRAY_SIZE(all); i++) {
+			const struct kf_tensor *o = targ(L, b, all[i]);
+			if (o && o->dtype != x->dtype)
+				return at(L, all[i], KF_ERR_INVALID, "'%s' is %s; every operand is %s like x",
+					  o->name, kf_dtype_name(o->dtype), kf_dtype_name(x->dtype));
+		}
+		/* cuDNN's LayerNorm always adds a bias; its RMSNorm takes one optionally */
+		if ((!b->args[mi].set || b->args[mi].choice == KF_LIB_NORM_LAYER) && !targ(L, b, "bias"))
+			return at(
+			    L, "bias", KF_ERR_INVALID,
+			    "mode 'layer' needs a bias (cuDNN's LayerNorm adds one); a norm without one "
+			    "is mode 'rms' or has no library baseline");
 	} else {
 		static const char *const all[] = {"k", "v", "o"};
 		const struct kf_tensor *q = targ(L, b, "q");

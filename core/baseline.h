@@ -22,6 +22,7 @@ enum kf_libop {
 	KF_LIBOP_CUBLASLT_MATMUL, /* cublasLtMatmul with a bias / relu / gelu epilogue */
 	KF_LIBOP_CUDNN_CONV_FWD,  /* cudnnConvolutionForward (+ cudnnAddTensor, cudnnActivationForward) */
 	KF_LIBOP_CUDNN_SDPA,      /* cuDNN graph API fused attention (flash), f16/bf16 */
+	KF_LIBOP_CUDNN_NORM,      /* cuDNN graph API LayerNorm / RMSNorm forward, inference phase */
 	KF_LIBOP_COUNT
 };
 
@@ -112,6 +113,20 @@ enum kf_sdpa_arg {
 	KF_SDPA_NARGS
 };
 
+/* y[b, :] = norm(x[b, :]) * scale + bias over the N elements of each of B rows */
+enum kf_norm_arg {
+	KF_NORM_X,
+	KF_NORM_SCALE, /* [N] */
+	KF_NORM_BIAS,  /* [N], optional for rms */
+	KF_NORM_Y,
+	KF_NORM_B, /* rows */
+	KF_NORM_N, /* elements normalized together */
+	KF_NORM_MODE,
+	KF_NORM_EPS, /* real */
+	KF_NORM_DTYPE,
+	KF_NORM_NARGS
+};
+
 enum kf_lib_activation { KF_LIB_ACT_NONE, KF_LIB_ACT_RELU, KF_LIB_ACT_GELU };
 /* Compute precision: DEFAULT is f32 accumulation for f32/f16/bf16 data and f64 for f64. */
 enum kf_lib_compute {
@@ -123,6 +138,8 @@ enum kf_lib_compute {
 };
 /* Tensor layouts of attention: [B, H, T, D] or [B, T, H, D], each contiguous. */
 enum kf_lib_layout { KF_LIB_LAYOUT_BHSD, KF_LIB_LAYOUT_BSHD };
+/* Normalizations: (x - mean) / sqrt(var + eps) (biased variance), or x / sqrt(mean(x^2) + eps). */
+enum kf_lib_norm { KF_LIB_NORM_LAYER, KF_LIB_NORM_RMS };
 
 /* ---- the task's list ------------------------------------------------------------------------------ */
 

@@ -11,6 +11,7 @@ static const struct {
     [KF_LIBOP_CUBLASLT_MATMUL] = {"cublasLt.matmul", "cuBLASLt"},
     [KF_LIBOP_CUDNN_CONV_FWD] = {"cudnn.conv_fwd", "cuDNN"},
     [KF_LIBOP_CUDNN_SDPA] = {"cudnn.sdpa", "cuDNN"},
+    [KF_LIBOP_CUDNN_NORM] = {"cudnn.norm", "cuDNN"},
 };
 
 const char *kf_libop_name(enum kf_libop op)

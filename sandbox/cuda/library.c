@@ -23,7 +23,7 @@
 #define CUBLAS_WS_BYTES ((size_t)32 << 20) /* cuBLAS's advice for Hopper: 32 MiB */
 #define LT_WS_BYTES ((size_t)64 << 20)
 #define CONV_WS_MAX ((size_t)1 << 30) /* never pick a convolution algorithm needing more */
-#define SDPA_MAX_DESCS 48
+#define GRAPH_MAX_DESCS 48
 
 /* ---- entry points -------------------------------------------------------------------------------- */
 
@@ -252,12 +252,12 @@ struct call {
 	size_t conv_ws;
 	union scalar one, zero;
 	bool bias, residual, relu;
-	/* attention (cuDNN graph) */
-	cudnnBackendDescriptor_t descs[SDPA_MAX_DESCS];
+	/* attention and norms (cuDNN graph) */
+	cudnnBackendDescriptor_t descs[GRAPH_MAX_DESCS];
 	size_t n_descs;
 	cudnnBackendDescriptor_t plan;
-	int64_t sdpa_ws;
-	float scale, neg_big;
+	int64_t graph_ws;
+	float scale, neg_big, eps;
 };
 
 static struct {
@@ -874,7 +874,7 @@ static cudnnBackendDescriptor_t gdesc(struct graph *G, cudnnBackendDescriptorTyp
 	cudnnBackendDescriptor_t d = NULL;
 	if (G->s != CUDNN_STATUS_SUCCESS)
 		return NULL;
-	if (G->c->n_descs >= SDPA_MAX_DESCS) {
+	if (G->c->n_descs >= GRAPH_MAX_DESCS) {
 		G->s = CUDNN_STATUS_INTERNAL_ERROR;
 		G->what = "too many cuDNN descriptors";
 		return NULL;
@@ -1097,18 +1097,18 @@ static enum kf_status sdpa_graph(struct call *c, const struct kf_be_launch *L, c
 	return KF_OK;
 }
 
-static enum kf_status sdpa_prepare(struct call *c, const struct kf_be_launch *L, char *msg, size_t n)
+/* The execution plan of an operation graph: the first engine config of cuDNN's heuristics it can
+ * build a plan for, and its workspace. what names the call in the message ("attention"). */
+static enum kf_status graph_plan(struct call *c, cudnnBackendDescriptor_t graph, const char *what, char *msg,
+				 size_t n)
 {
 	struct graph G = {.c = c, .msg = msg, .n = n, .s = CUDNN_STATUS_SUCCESS};
-	cudnnBackendDescriptor_t graph, heur, cfgs[8], plan;
+	cudnnBackendDescriptor_t heur, cfgs[8], plan;
 	cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
 	int64_t got = 0;
-	enum kf_status st;
 	cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
 	char last_msg[300] = "";
 
-	if (!dnn_handle(msg, n, &st) || (st = sdpa_graph(c, L, lg.dnn, &graph, msg, n)))
-		return st;
 	heur = gdesc(&G, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, "engine heuristics");
 	gset(&G, heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph,
 	     "heuristics");
@@ -1140,30 +1140,33 @@ static enum kf_status sdpa_prepare(struct call *c, const struct kf_be_launch *L,
 		G.s = CUDNN_STATUS_SUCCESS; /* try the next config */
 	}
 	if (!c->plan) {
-		lib_msg(msg, n, "cuDNN has no engine for this attention (%lld configs tried%s%s%s)",
+		lib_msg(msg, n, "cuDNN has no engine for this %s (%lld configs tried%s%s%s)", what,
 			(long long)got, last != CUDNN_STATUS_SUCCESS ? ", last: " : "",
 			last != CUDNN_STATUS_SUCCESS ? dnn.cudnnGetErrorString(last) : "",
 			last_msg[0] ? last_msg : "");
 		return KF_ERR_UNAVAILABLE;
 	}
 	if ((G.s = dnn.cudnnBackendGetAttribute(c->plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-						CUDNN_TYPE_INT64, 1, &got, &c->sdpa_ws)) !=
+						CUDNN_TYPE_INT64, 1, &got, &c->graph_ws)) !=
 	    CUDNN_STATUS_SUCCESS)
 		return dnn_fail(G.s, KF_ERR_UNAVAILABLE, "plan workspace size", msg, n);
-	return ws_reserve((size_t)(c->sdpa_ws > 0 ? c->sdpa_ws : 0), msg, n);
+	return ws_reserve((size_t)(c->graph_ws > 0 ? c->graph_ws : 0), msg, n);
 }
 
-static enum kf_status sdpa_run(struct call *c, void *const *args, char *msg, size_t n)
+static enum kf_status sdpa_prepare(struct call *c, const struct kf_be_launch *L, char *msg, size_t n)
 {
-	int64_t uids[6] = {UID_Q, UID_K, UID_V, UID_O, UID_SCALE, UID_NEG};
-	/* by-value tensors travel as host pointers to their value */
-	void *ptrs[6] = {cell_ptr(args, KF_SDPA_Q),
-			 cell_ptr(args, KF_SDPA_K),
-			 cell_ptr(args, KF_SDPA_V),
-			 cell_ptr(args, KF_SDPA_O),
-			 &c->scale,
-			 &c->neg_big};
-	int64_t count = cell_int(args, KF_SDPA_CAUSAL) ? 6 : 5;
+	cudnnBackendDescriptor_t graph;
+	enum kf_status st;
+
+	if (!dnn_handle(msg, n, &st) || (st = sdpa_graph(c, L, lg.dnn, &graph, msg, n)))
+		return st;
+	return graph_plan(c, graph, "attention", msg, n);
+}
+
+/* Executes the prepared plan with the variant pack uids[i] -> ptrs[i]. */
+static enum kf_status graph_run(struct call *c, const int64_t *uids, void *const *ptrs, int64_t count,
+				const char *what, char *msg, size_t n)
+{
 	void *ws = (void *)(uintptr_t)lg.ws;
 	cudnnBackendDescriptor_t pack = NULL;
 	cudnnStatus_t s;
@@ -1178,10 +1181,110 @@ static enum kf_status sdpa_run(struct call *c, void *const *args, char *msg, siz
 	    (s = dnn.cudnnBackendFinalize(pack)) || (s = dnn.cudnnBackendExecute(lg.dnn, c->plan, pack))) {
 		if (pack)
 			dnn.cudnnBackendDestroyDescriptor(pack);
-		return dnn_fail(s, KF_ERR_RUNTIME, "cudnnBackendExecute(attention)", msg, n);
+		return dnn_fail(s, KF_ERR_RUNTIME, what, msg, n);
 	}
 	dnn.cudnnBackendDestroyDescriptor(pack);
 	return KF_OK;
+}
+
+static enum kf_status sdpa_run(struct call *c, void *const *args, char *msg, size_t n)
+{
+	int64_t uids[6] = {UID_Q, UID_K, UID_V, UID_O, UID_SCALE, UID_NEG};
+	/* by-value tensors travel as host pointers to their value */
+	void *ptrs[6] = {cell_ptr(args, KF_SDPA_Q),
+			 cell_ptr(args, KF_SDPA_K),
+			 cell_ptr(args, KF_SDPA_V),
+			 cell_ptr(args, KF_SDPA_O),
+			 &c->scale,
+			 &c->neg_big};
+	return graph_run(c, uids, ptrs, cell_int(args, KF_SDPA_CAUSAL) ? 6 : 5,
+			 "cudnnBackendExecute(attention)", msg, n);
+}
+
+/* ---- cuDNN LayerNorm / RMSNorm (the graph API's norm forward, inference phase) ---------------------- */
+
+enum { UID_NX = 1, UID_NSCALE, UID_NEPS, UID_NY, UID_NBIAS };
+
+/* One NORM_FORWARD operation: x and y as [B, N, 1, 1] (row-major [B, N]), scale and bias [1, N, 1, 1],
+ * eps a by-value f32; cuDNN normalizes over every dim but the first. Host-side only; handle may be
+ * NULL (the check). */
+static enum kf_status norm_graph(struct call *c, const struct kf_be_launch *L, cudnnHandle_t handle,
+				 cudnnBackendDescriptor_t *graph_out, char *msg, size_t n)
+{
+	void *const *args = L->args;
+	if (L->n_args != KF_NORM_NARGS) {
+		lib_msg(msg, n, "a norm call takes %d arguments, not %u", KF_NORM_NARGS, L->n_args);
+		return KF_ERR_INVALID;
+	}
+	struct graph G = {.c = c, .msg = msg, .n = n, .s = CUDNN_STATUS_SUCCESS, .next_uid = UID_VIRT};
+	int64_t B = cell_int(args, KF_NORM_B), N = cell_int(args, KF_NORM_N);
+	int64_t dx[4] = {B, N, 1, 1}, sx[4] = {N, 1, N, N}, dw[4] = {1, N, 1, 1}, sw[4] = {N, 1, N, N},
+		de[4] = {1, 1, 1, 1}, se[4] = {1, 1, 1, 1};
+	bool rms = cell_int(args, KF_NORM_MODE) == KF_LIB_NORM_RMS, bias = present(L, KF_NORM_BIAS);
+	cudnnBackendNormMode_t mode = rms ? CUDNN_RMS_NORM : CUDNN_LAYER_NORM;
+	cudnnBackendNormFwdPhase_t phase = CUDNN_NORM_FWD_INFERENCE;
+	cudnnDataType_t io, f32 = CUDNN_DATA_FLOAT;
+	cudnnBackendDescriptor_t x, w, b = NULL, e, y, op, graph;
+
+	if (!dnn_type(cell_int(args, KF_NORM_DTYPE), &io) || io == CUDNN_DATA_DOUBLE) {
+		lib_msg(msg, n, "cuDNN's norm takes f32, f16 or bf16");
+		return KF_ERR_INVALID;
+	}
+	if (!rms && !bias) {
+		lib_msg(msg, n, "cuDNN's LayerNorm needs a bias");
+		return KF_ERR_INVALID;
+	}
+	c->eps = (float)cell_real(args, KF_NORM_EPS);
+	x = gtensor(&G, UID_NX, io, dx, sx, false, "tensor x");
+	w = gtensor(&G, UID_NSCALE, io, dw, sw, false, "tensor scale");
+	if (bias)
+		b = gtensor(&G, UID_NBIAS, io, dw, sw, false, "tensor bias");
+	e = gtensor(&G, UID_NEPS, f32, de, se, true, "tensor eps");
+	y = gtensor(&G, UID_NY, io, dx, sx, false, "tensor y");
+	op = gdesc(&G, CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR, "norm forward");
+	gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &mode, "norm mode");
+	gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1, &phase, "norm phase");
+	gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x, "norm x");
+	gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w,
+	     "norm scale");
+	if (b)
+		gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b,
+		     "norm bias");
+	gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e,
+	     "norm eps");
+	gset(&G, op, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y, "norm y");
+	gfin(&G, op, "norm forward");
+	graph = gdesc(&G, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "operation graph");
+	if (handle)
+		gset(&G, graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle,
+		     "graph handle");
+	gset(&G, graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op,
+	     "graph operations");
+	gfin(&G, graph, "operation graph");
+	if (G.s != CUDNN_STATUS_SUCCESS)
+		return dnn_fail(G.s, KF_ERR_UNAVAILABLE, G.what ? G.what : "cuDNN graph", msg, n);
+	*graph_out = graph;
+	return KF_OK;
+}
+
+static enum kf_status norm_prepare(struct call *c, const struct kf_be_launch *L, char *msg, size_t n)
+{
+	cudnnBackendDescriptor_t graph;
+	enum kf_status st;
+
+	if (!dnn_handle(msg, n, &st) || (st = norm_graph(c, L, lg.dnn, &graph, msg, n)))
+		return st;
+	return graph_plan(
+	    c, graph, cell_int(L->args, KF_NORM_MODE) == KF_LIB_NORM_RMS ? "RMSNorm" : "LayerNorm", msg, n);
+}
+
+static enum kf_status norm_run(struct call *c, void *const *args, char *msg, size_t n)
+{
+	int64_t uids[5] = {UID_NX, UID_NSCALE, UID_NEPS, UID_NY, UID_NBIAS};
+	void *ptrs[5] = {cell_ptr(args, KF_NORM_X), cell_ptr(args, KF_NORM_SCALE), &c->eps,
+			 cell_ptr(args, KF_NORM_Y), cell_ptr(args, KF_NORM_BIAS)};
+	/* an absent bias travels as the integer 0: the pack stops before it */
+	return graph_run(c, uids, ptrs, ptrs[4] ? 5 : 4, "cudnnBackendExecute(norm)", msg, n);
 }
 
 /* ---- the backend's entry points ----------------------------------------------------------------------- */
@@ -1207,7 +1310,8 @@ enum kf_status kf_culib_prepare(size_t i, const struct kf_be_launch *L, CUstream
 		const uint32_t want[KF_LIBOP_COUNT] = {[KF_LIBOP_CUBLAS_GEMM] = KF_MM_NARGS,
 						       [KF_LIBOP_CUBLASLT_MATMUL] = KF_MM_NARGS,
 						       [KF_LIBOP_CUDNN_CONV_FWD] = KF_CONV_NARGS,
-						       [KF_LIBOP_CUDNN_SDPA] = KF_SDPA_NARGS};
+						       [KF_LIBOP_CUDNN_SDPA] = KF_SDPA_NARGS,
+						       [KF_LIBOP_CUDNN_NORM] = KF_NORM_NARGS};
 		if (L->n_args != want[op]) {
 			lib_msg(msg, msg_len, "%s takes %u arguments, not %u", L->kernel + 1, want[op],
 				L->n_args);
@@ -1228,6 +1332,8 @@ enum kf_status kf_culib_prepare(size_t i, const struct kf_be_launch *L, CUstream
 		return conv_prepare(c, L, msg, msg_len);
 	case KF_LIBOP_CUDNN_SDPA:
 		return sdpa_prepare(c, L, msg, msg_len);
+	case KF_LIBOP_CUDNN_NORM:
+		return norm_prepare(c, L, msg, msg_len);
 	default:
 		lib_msg(msg, msg_len, "unknown library op %d", (int)op);
 		return KF_ERR_INVALID;
@@ -1248,8 +1354,10 @@ enum kf_status kf_culib_run(size_t i, void *const *args, char *msg, size_t msg_l
 		return lt_run(c, args, msg, msg_len);
 	case KF_LIBOP_CUDNN_CONV_FWD:
 		return conv_run(c, args, msg, msg_len);
-	default:
+	case KF_LIBOP_CUDNN_SDPA:
 		return sdpa_run(c, args, msg, msg_len);
+	default:
+		return norm_run(c, args, msg, msg_len);
 	}
 }
 
@@ -1416,6 +1524,26 @@ int kf_culib_check_main(int argc, char **argv)
 				st = sdpa_graph(&c, &L, NULL, &graph, msg, sizeof(msg));
 				printf("cudnn_sdpa_graph_%s_%s=%s\n", k & 2 ? "bshd" : "bhsd",
 				       k & 1 ? "causal" : "full", st ? msg : "ok");
+				failed += st != KF_OK;
+				call_release(&c);
+			}
+			/* the norm graphs: LayerNorm f32 with its bias, RMSNorm bf16 with and without one */
+			for (int k = 0; k < 3; k++) {
+				static const char *const names[] = {"layer_f32", "rms_bf16", "rms_bf16_bias"};
+				cudnnBackendDescriptor_t graph = NULL;
+				int64_t nc[KF_NORM_NARGS] = {0};
+				void *na[KF_NORM_NARGS];
+				double eps = 1e-5;
+				memset(&c, 0, sizeof(c));
+				sample(&L, nc, na, KF_NORM_NARGS,
+				       1u << KF_NORM_X | 1u << KF_NORM_SCALE | 1u << KF_NORM_Y |
+					   (k != 1 ? 1u << KF_NORM_BIAS : 0));
+				nc[KF_NORM_B] = 7, nc[KF_NORM_N] = 769;
+				nc[KF_NORM_MODE] = k ? KF_LIB_NORM_RMS : KF_LIB_NORM_LAYER;
+				nc[KF_NORM_DTYPE] = k ? KF_DTYPE_BF16 : KF_DTYPE_F32;
+				memcpy(&nc[KF_NORM_EPS], &eps, 8);
+				st = norm_graph(&c, &L, NULL, &graph, msg, sizeof(msg));
+				printf("cudnn_norm_graph_%s=%s\n", names[k], st ? msg : "ok");
 				failed += st != KF_OK;
 				call_release(&c);
 			}

@@ -68,6 +68,25 @@ static const char SDPA[] =
 static const char SDPA_REF[] = "// kforge:launch k grid=(1) block=(1) args=(q, o, B)\n"
 			       "extern \"C\" __global__ void k(const __half *q, __half *o, int B) { }\n";
 
+static const char NORM[] =
+    "{\"format\": \"kforge-task/1\", \"name\": \"n\", \"title\": \"t\", \"category\": \"norm\", \"level\": "
+    "1,\n"
+    " \"description\": \"d\", \"dims\": [\"B\", \"N\"],\n"
+    " \"shapes\": {\"public\": [{\"B\": 5, \"N\": 33}], \"hidden\": [{\"B\": 1, \"N\": 7}]},\n"
+    " \"tensors\": [\n"
+    "  {\"name\": \"x\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]},\n"
+    "  {\"name\": \"w\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"N\"]},\n"
+    "  {\"name\": \"b\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [\"N\"]},\n"
+    "  {\"name\": \"h\", \"role\": \"input\", \"dtype\": \"f16\", \"shape\": [\"N\"]},\n"
+    "  {\"name\": \"d\", \"role\": \"input\", \"dtype\": \"f64\", \"shape\": [\"B\", \"N\"]},\n"
+    "  {\"name\": \"y\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [\"B\", \"N\"]}],\n"
+    " \"params\": [{\"name\": \"eps\", \"dtype\": \"f32\", \"value\": 1e-06},\n"
+    "            {\"name\": \"zero\", \"dtype\": \"f32\", \"value\": 0}],\n"
+    " \"reference\": \"reference.cu\", BASELINES}\n";
+
+static const char NORM_REF[] = "// kforge:launch k grid=(1) block=(1) args=(x, y, B)\n"
+			       "extern \"C\" __global__ void k(const float *x, float *y, int B) { }\n";
+
 static const char BASE_CU[] = "// kforge:launch k grid=(1) block=(1) args=(A, C, M)\n"
 			      "extern \"C\" __global__ void k(const float *A, float *C, int M) { }\n";
 
@@ -125,6 +144,9 @@ struct bad_case {
 #define SDPA_OK_ARGS                                                                                         \
 	"\"q\": \"q\", \"k\": \"k\", \"v\": \"v\", \"o\": \"o\", \"B\": \"B\", \"H\": \"H\", \"T\": \"T\", " \
 	"\"D\": \"D\""
+#define NORM_WITH(x, scale, extra)                                                                           \
+	"\"baselines\": [{\"library\": \"cudnn.norm\", \"args\": {\"x\": \"" x "\", \"scale\": \"" scale     \
+	"\", \"y\": \"y\", \"B\": \"B\", \"N\": \"N\"" extra "}}]"
 #define SDPA_WITH(extra) "\"baselines\": [{\"library\": \"cudnn.sdpa\", \"args\": {" SDPA_OK_ARGS extra "}}]"
 
 /* Every case must fail with its file name and this text (the field path and the reason). */
@@ -254,6 +276,27 @@ static const struct bad_case bad_cases[] = {
     {SDPA, SDPA_REF, SDPA_WITH(", \"layout\": \"sbhd\""),
      "baselines[0].args.layout: expected one of bhsd, bshd"},
     {SDPA, SDPA_REF, SDPA_WITH(", \"causal\": \"yes\""), "baselines[0].args.causal: expected true or false"},
+    /* norms */
+    {NORM, NORM_REF, NORM_WITH("x", "w", ""),
+     "baselines[0].args.bias: mode 'layer' needs a bias (cuDNN's LayerNorm adds one)"},
+    {NORM, NORM_REF, NORM_WITH("x", "w", ", \"mode\": \"group\""),
+     "baselines[0].args.mode: expected one of layer, rms"},
+    {NORM, NORM_REF, NORM_WITH("x", "h", ", \"mode\": \"rms\""),
+     "baselines[0].args.scale: 'h' is f16; every operand is f32 like x"},
+    {NORM, NORM_REF, NORM_WITH("d", "w", ", \"mode\": \"rms\""),
+     "baselines[0].args.x: 'd' is f64; cuDNN's norm takes f32, f16 or bf16"},
+    {NORM, NORM_REF, NORM_WITH("x", "y", ", \"mode\": \"rms\""),
+     "baselines[0].args.scale: 'y' is an output (poisoned before each run); the call reads it"},
+    {NORM, NORM_REF, NORM_WITH("x", "x", ", \"mode\": \"rms\""),
+     "baselines[0].args.scale: 'x' has 165 elements; N (one per element of a row) is 33 at shapes.public[0]"},
+    {NORM, NORM_REF,
+     "\"baselines\": [{\"library\": \"cudnn.norm\", \"args\": {\"x\": \"x\", \"scale\": \"w\", \"bias\": "
+     "\"b\", \"y\": \"y\", \"B\": \"B\", \"N\": \"N+1\"}}]",
+     "baselines[0].args.x: 'x' has 165 elements; B*N is 170 at shapes.public[0]"},
+    {NORM, NORM_REF, NORM_WITH("x", "w", ", \"mode\": \"rms\", \"eps\": \"zero\""),
+     "baselines[0].args.eps: 0: cuDNN's norm needs an eps above 0"},
+    {NORM, NORM_REF, NORM_WITH("x", "w", ", \"mode\": \"rms\", \"eps\": -1"),
+     "baselines[0].args.eps: -1: cuDNN's norm needs an eps above 0"},
 };
 
 static void test_bad(void)
@@ -446,6 +489,50 @@ static void test_resolve_conv_sdpa(void)
 	kf_task_free(t);
 }
 
+static void test_resolve_norm(void)
+{
+	struct kf_task *t = NULL;
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_libcall call;
+	struct kf_plan *p = NULL;
+
+	CHECKF(load_with(NORM, NORM_REF, NORM_WITH("x", "w", ", \"bias\": \"b\""), &t, &err) == KF_OK, "%s",
+	       err.msg);
+	if (t) {
+		CHECK(kf_libcall_resolve(&t->baselines[0], t, &t->shapes_hidden[0], &call, &err) == KF_OK);
+		CHECK_EQ_INT(call.op, KF_LIBOP_CUDNN_NORM);
+		CHECK_EQ_INT(call.n_args, KF_NORM_NARGS);
+		CHECK_EQ_INT(call.args[KF_NORM_X].tensor, 0);
+		CHECK_EQ_INT(call.args[KF_NORM_SCALE].tensor, 1);
+		CHECK_EQ_INT(call.args[KF_NORM_BIAS].tensor, 2);
+		CHECK_EQ_INT(call.args[KF_NORM_Y].tensor, 5);
+		CHECK_EQ_INT(call.args[KF_NORM_B].i, 1);
+		CHECK_EQ_INT(call.args[KF_NORM_N].i, 7);
+		CHECK_EQ_INT(call.args[KF_NORM_MODE].i, KF_LIB_NORM_LAYER); /* the default */
+		CHECK_NEAR(call.args[KF_NORM_EPS].r, 1e-5, 1e-20);          /* the default */
+		CHECK_EQ_INT(call.args[KF_NORM_DTYPE].i, KF_DTYPE_F32);
+		CHECK(kf_libcall_plan(&t->baselines[0], t, &t->shapes_public[0], &p, &err) == KF_OK);
+		if (p) {
+			CHECK_STR(p->launches[0].kernel, "@cudnn.norm");
+			CHECK_EQ_INT(p->launches[0].n_args, KF_NORM_NARGS);
+		}
+		kf_plan_free(p);
+	}
+	kf_task_free(t);
+	/* rms without a bias; eps from a param (an f32 param: its float value) */
+	CHECKF(load_with(NORM, NORM_REF, NORM_WITH("x", "w", ", \"mode\": \"rms\", \"eps\": \"eps\""), &t,
+			 &err) == KF_OK,
+	       "%s", err.msg);
+	if (t) {
+		CHECK(kf_libcall_resolve(&t->baselines[0], t, &t->shapes_public[0], &call, &err) == KF_OK);
+		CHECK_EQ_INT(call.args[KF_NORM_BIAS].tensor, -1);
+		CHECK_EQ_INT(call.args[KF_NORM_MODE].i, KF_LIB_NORM_RMS);
+		CHECK_NEAR(call.args[KF_NORM_EPS].r, 1e-6, 1e-12);
+		CHECK_EQ_INT(call.args[KF_NORM_N].i, 33);
+	}
+	kf_task_free(t);
+}
+
 static void test_names(void)
 {
 	enum kf_libop op;
@@ -477,4 +564,4 @@ static void test_teardown(void)
 }
 
 KF_TEST_MAIN(TEST(test_setup), TEST(test_names), TEST(test_bad), TEST(test_good), TEST(test_resolve_mm),
-	     TEST(test_resolve_conv_sdpa), TEST(test_teardown))
+	     TEST(test_resolve_conv_sdpa), TEST(test_resolve_norm), TEST(test_teardown))

@@ -273,6 +273,12 @@ static void test_library_no_gpu(void)
 	L.n_args = KF_SDPA_NARGS;
 	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_UNAVAILABLE);
 	CHECK_CONTAINS(msg, "cudnnCreate");
+	L.kernel = "@cudnn.norm";
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID); /* 14 cells, norm 9 */
+	CHECK_CONTAINS(msg, "cudnn.norm takes 9 arguments, not 14");
+	L.n_args = KF_NORM_NARGS;
+	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_UNAVAILABLE);
+	CHECK_CONTAINS(msg, "cudnnCreate");
 	L.kernel = "cublas.gemm"; /* a plain name is never a library call */
 	CHECK_EQ_INT(kf_culib_prepare(0, &L, NULL, msg, sizeof(msg)), KF_ERR_INVALID);
 	CHECK(!kf_culib_is_call("cublas.gemm"));
@@ -282,7 +288,7 @@ static void test_library_no_gpu(void)
 }
 
 /* `kforge-worker --library-check`: the three libraries load, every entry point resolves, and the
- * host-side descriptors of the sample calls (cuDNN's attention graph included) are accepted. */
+ * host-side descriptors of the sample calls (cuDNN's attention and norm graphs included) are accepted. */
 static void test_library_check(void)
 {
 	char out[4096], cmd[1024];
@@ -298,6 +304,9 @@ static void test_library_check(void)
 	CHECK_CONTAINS(out, "cudnn_conv_describe=ok\n");
 	CHECK_CONTAINS(out, "cudnn_sdpa_graph_bhsd_causal=ok\n");
 	CHECK_CONTAINS(out, "cudnn_sdpa_graph_bshd_full=ok\n");
+	CHECK_CONTAINS(out, "cudnn_norm_graph_layer_f32=ok\n");
+	CHECK_CONTAINS(out, "cudnn_norm_graph_rms_bf16=ok\n");
+	CHECK_CONTAINS(out, "cudnn_norm_graph_rms_bf16_bias=ok\n");
 	CHECK_CONTAINS(out, "failed=0\n");
 }
 
