@@ -3,6 +3,7 @@
  * backoff never stalls the others; results carry tokens, cost, latency, attempts and the request id.
  * The API key lives only in the request headers: it is never logged, printed or put in an error. */
 #include "llm_int.h"
+#include "cancel.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -688,6 +689,19 @@ static const char *endpoint_path(enum kf_llm_endpoint ep)
 					   : "/chat/completions";
 }
 
+/* A transfer stops (CURLE_ABORTED_BY_CALLBACK) once the cancellation token is set. */
+static int on_progress(void *clientp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	return kf_cancelled() ? 1 : 0;
+}
+
+static void set_cancellable(CURL *e)
+{
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+}
+
 static enum kf_status attempt_start(struct kf_llm_client *c, struct llm_req *q)
 {
 	char url[4096];
@@ -711,6 +725,7 @@ static enum kf_status attempt_start(struct kf_llm_client *c, struct llm_req *q)
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L); /* a redirect would carry the key elsewhere */
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_PRIVATE, q);
+	set_cancellable(e);
 	if (curl_multi_add_handle(c->multi, e)) {
 		curl_easy_cleanup(e);
 		return KF_ERR_INTERNAL;
@@ -855,7 +870,11 @@ static void attempt_done(struct kf_llm_client *c, struct llm_req *q, CURLcode cc
 		rid = header_value(e, "request-id");
 	snprintf(r->request_id, sizeof(r->request_id), "%s", rid ? rid : "");
 
-	if (cc == CURLE_WRITE_ERROR && q->overflow) {
+	if (cc == CURLE_ABORTED_BY_CALLBACK) {
+		r->status = KF_ERR_INTERRUPTED; /* the cancellation token: final, never retried */
+		snprintf(r->failure, sizeof(r->failure), "%s", KF_LLM_FAIL_NETWORK);
+		snprintf(msg, sizeof(msg), "interrupted");
+	} else if (cc == CURLE_WRITE_ERROR && q->overflow) {
 		r->status = KF_ERR_LIMIT;
 		snprintf(r->failure, sizeof(r->failure), "%s", KF_LLM_FAIL_TOO_LARGE);
 		snprintf(msg, sizeof(msg), "response body larger than %zu bytes", c->max_body);
@@ -977,6 +996,8 @@ enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_ll
 		CURLMsg *m;
 		CURLMcode mc;
 
+		if (kf_cancelled())
+			return kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted");
 		if (c->head_done < c->n_done) {
 			*done = c->done[c->head_done++];
 			return KF_OK;
@@ -1013,7 +1034,11 @@ enum kf_status kf_llm_poll(struct kf_llm_client *c, int timeout_ms, struct kf_ll
 		wait_ms = (int)((deadline - now + 999999) / 1000000);
 		if (next_retry && (int)((next_retry - now + 999999) / 1000000) < wait_ms)
 			wait_ms = (int)((next_retry - now + 999999) / 1000000);
-		mc = curl_multi_poll(c->multi, NULL, 0, wait_ms, NULL);
+		{
+			/* the cancellation token's pipe wakes the wait at once */
+			struct curl_waitfd cw = {kf_cancel_fd(), CURL_WAIT_POLLIN, 0};
+			mc = curl_multi_poll(c->multi, &cw, cw.fd >= 0 ? 1 : 0, wait_ms, NULL);
+		}
 		if (mc)
 			return kf_err_set(err, KF_ERR_INTERNAL, "curl_multi_poll: %s",
 					  curl_multi_strerror(mc));
@@ -1058,6 +1083,7 @@ static void get_json(struct kf_llm_client *c, const char *path, struct get_resul
 		curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+		set_cancellable(e);
 		g->cc = curl_easy_perform(e);
 		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &g->status);
 		double wait = -1;
@@ -1069,10 +1095,12 @@ static void get_json(struct kf_llm_client *c, const char *path, struct get_resul
 			kf_llm_error_parse(g->body.data, g->body.len, &ae);
 			transient = !strcmp(kf_llm_failure_classify(429, &ae), KF_LLM_FAIL_RATE_LIMIT);
 		}
+		if (g->cc == CURLE_ABORTED_BY_CALLBACK)
+			transient = false; /* the cancellation token */
 		if (g->cc == CURLE_OK)
 			wait = retry_after_ms(e);
 		curl_easy_cleanup(e);
-		if (!transient || attempt >= c->max_retries)
+		if (!transient || attempt >= c->max_retries || kf_cancelled())
 			return;
 		if (wait < 0)
 			wait = backoff_ms(c, attempt);
@@ -1141,6 +1169,10 @@ enum kf_status kf_llm_preflight(struct kf_llm_client *c, char *note, size_t note
 		 esc);
 	curl_free(esc);
 	get_json(c, path, &g);
+	if (g.cc == CURLE_ABORTED_BY_CALLBACK) {
+		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted during the pre-flight check");
+		goto out;
+	}
 	if (g.cc != CURLE_OK) {
 		if (g.cc == CURLE_COULDNT_CONNECT || g.cc == CURLE_COULDNT_RESOLVE_HOST ||
 		    g.cc == CURLE_URL_MALFORMAT || g.cc == CURLE_PEER_FAILED_VERIFICATION)

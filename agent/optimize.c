@@ -20,6 +20,7 @@
 
 #include "redact.h"
 #include "agent/search.h"
+#include "cancel.h"
 #include "eval/eval.h"
 #include "expr.h"
 #include "fs.h"
@@ -30,7 +31,6 @@
 #include "profiler/timing.h"
 #include "task.h"
 
-volatile int kf_optimize_stop;
 
 #define DEFAULT_BUDGET_CALLS 20
 #define EVO_ISLANDS 2
@@ -334,7 +334,7 @@ static void run_eval_opts(const struct opt *z, struct kf_eval_opts *eo)
 	eo->device = z->o->device;
 	eo->worker_path = z->o->worker_path;
 	eo->profile = true;
-	eo->stop = &kf_optimize_stop;
+	eo->stop = kf_cancel_flag();
 	if (z->o->backend == KF_BACKEND_CPU)
 		/* a search times many kernels: at least 5 samples and 10 ms a side, stop at 2% relative
 		 * standard error, at most 30 samples or 1.5 s a side (the bootstrap interval stays honest: it
@@ -1356,7 +1356,7 @@ static void measure_baseline(struct opt *z)
 		pk = &dev;
 	else
 		pk = kf_peaks_table_guess(d ? d->name : NULL, d && d->arch[0] ? d->arch : "sm_90");
-	if (!kf_optimize_stop) {
+	if (!kf_cancelled()) {
 		struct kf_eval_opts eo;
 		run_eval_opts(z, &eo);
 		eo.seed = z->seed ? z->seed : 1;
@@ -1643,7 +1643,7 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 	progress(&z);
 
 	for (;;) {
-		if (kf_optimize_stop)
+		if (kf_cancelled())
 			break;
 		/* the strategy call goes alone: the seeds need its answer */
 		while (!z.stop_submit && !z.strategies_pending &&
@@ -1672,8 +1672,13 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 		}
 		if (!rq->res) {
 			struct kf_llm_result *d = NULL;
-			if ((st = kf_llm_poll(z.llm, 100, &d, err)))
+			if ((st = kf_llm_poll(z.llm, 100, &d, err))) {
+				if (st == KF_ERR_INTERRUPTED && kf_cancelled()) {
+					st = KF_OK; /* recorded as interrupted below */
+					break;
+				}
 				goto done;
+			}
 			if (d) {
 				struct req *slot = d->tag >= z.k0 ? req_at(&z, d->tag) : NULL;
 				if (slot && !slot->res)
@@ -1684,6 +1689,10 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 			continue;
 		}
 		st = handle_one(&z, rq, err);
+		if (st == KF_ERR_INTERRUPTED && kf_cancelled()) {
+			st = KF_OK; /* this attempt's evaluation was cut short: not recorded, resume redoes it */
+			break;
+		}
 		kf_llm_result_free(rq->res);
 		rq->res = NULL;
 		if (st)
@@ -1692,7 +1701,7 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 		progress(&z);
 	}
 
-	if (kf_optimize_stop) {
+	if (kf_cancelled()) {
 		kf_kb_run_set_status(z.kb, z.run_id, "interrupted", &ferr);
 		snprintf(res->status, sizeof(res->status), "interrupted");
 		snprintf(z.stop_reason, sizeof(z.stop_reason), "interrupted");

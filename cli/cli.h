@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cancel.h"
 #include "kf.h"
 
 #define KF_VERSION "0.1.0"
@@ -101,7 +102,5 @@ enum kf_backend_kind;
 int kf_cli_backend_select(const char *cmd, const char *flag, enum kf_backend_kind *out,
 			  struct kf_device_info *info);
 
-/* Set by SIGINT/SIGTERM handlers installed in main. */
-extern volatile int kf_cli_interrupted;
 
 #endif

@@ -50,13 +50,6 @@ static const char help[] =
 
 #define BENCH_JSON_MAX ((size_t)128 << 20)
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	kf_cli_interrupted = 1;
-	kf_optimize_stop = 1; /* the search stops at its next safe point; the run can be resumed */
-}
-
 static void note_done(void *ctx, size_t done, size_t n, const struct kf_suite_task *t, int64_t run_id)
 {
 	(void)ctx;
@@ -286,17 +279,9 @@ int cmd_bench(int argc, char **argv)
 			kf_cli_warn("--jobs %d ignored on the cuda backend: tasks run one at a time", jobs);
 			jobs = 1;
 		}
-		struct sigaction sa, old_int, old_term;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
-		c.stop = &kf_cli_interrupted;
+		c.stop = kf_cancel_flag();
 		st = kf_runner_pool_run(&s, from_dir ? kf_runner_from_dir : kf_runner_optimize, &c, jobs,
-					&kf_cli_interrupted, note_done, NULL, run_ids, &err);
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
+					kf_cancel_flag(), note_done, NULL, run_ids, &err);
 		if (st) {
 			kf_cli_error("%s", err.msg);
 			rc = st == KF_ERR_INTERRUPTED   ? KF_EXIT_INTERRUPTED
@@ -334,5 +319,5 @@ out:
 	kf_bench_tasks_free(rows, s.n);
 	free(run_ids);
 	kf_suite_free(&s);
-	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
+	return kf_cancelled() ? KF_EXIT_INTERRUPTED : rc;
 }

@@ -261,8 +261,6 @@ int cmd_compile(int argc, char **argv)
 	}
 	co.arch = arch;
 	co.no_cache = no_cache;
-	/* Ctrl-C kills the compiler child at once instead of waiting out its limit. */
-	kf_child_set_interrupt_flag(&kf_cli_interrupted);
 
 	/* Bad input (exit 2): an unreadable kernel file, a bad directive, a bad task or a mismatch. */
 	st = kf_kfile_load(pos[0], &k, &err);

@@ -61,7 +61,7 @@ int kf_cli_kb_stress(struct kf_kb *kb, const struct kb_args *a)
 		struct kf_kb_eval e = {0};
 		struct kf_kb_timing tm = {0};
 		int64_t call_id, cid;
-		if (kf_cli_interrupted)
+		if (kf_cancelled())
 			break;
 		call.run_id = run_id;
 		call.seq = -1;
@@ -100,9 +100,9 @@ int kf_cli_kb_stress(struct kf_kb *kb, const struct kb_args *a)
 		fflush(stdout);
 		parent = cid;
 	}
-	if (kf_kb_run_set_status(kb, run_id, kf_cli_interrupted ? "interrupted" : "done", &err))
+	if (kf_kb_run_set_status(kb, run_id, kf_cancelled() ? "interrupted" : "done", &err))
 		return kf_cli_kb_fail(&err);
-	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : 0;
+	return kf_cancelled() ? KF_EXIT_INTERRUPTED : 0;
 }
 
 struct check_ctx {

@@ -61,13 +61,6 @@ static const char help[] =
     "exit: 0 run completed (improved or not), 2 bad input, 3 internal, 4 unavailable (no API key,\n"
     "no GPU, the API refused), 130 interrupted (resumable with --resume)\n";
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	kf_cli_interrupted = 1;
-	kf_optimize_stop = 1;
-}
-
 static bool parse_pos_double(const char *s, double *out)
 {
 	char *end;
@@ -243,18 +236,7 @@ int cmd_optimize(int argc, char **argv)
 	o.progress = kf_cli_optimize_progress;
 	o.progress_ctx = &live;
 
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (kf_cli_interrupted)
-		kf_optimize_stop = 1;
-
 	enum kf_status st = kf_optimize(&o, &res, &err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (live.shown)
 		fputc('\n', stderr);
 	/* the run's reports, whatever became of it (an interrupted run's says how far it got) */

@@ -271,7 +271,7 @@ int cmd_profile(int argc, char **argv)
 	eo.device = &dev;
 	eo.profile = true;
 	eo.all_timing_shapes = timing_shapes;
-	eo.stop = &kf_cli_interrupted;
+	eo.stop = kf_cancel_flag();
 	if ((st = kf_task_load(pos[0], 0, NULL, &task, &err))) {
 		kf_cli_error("%s", err.msg);
 		return KF_EXIT_USAGE;
@@ -312,5 +312,5 @@ int cmd_profile(int argc, char **argv)
 out:
 	kf_eval_outcome_free(r);
 	kf_task_free(task);
-	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
+	return kf_cancelled() ? KF_EXIT_INTERRUPTED : rc;
 }

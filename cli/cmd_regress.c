@@ -98,7 +98,7 @@ int cmd_regress(int argc, char **argv)
 	r.m = m;
 	r.update = update;
 	r.cpu_timing = cpu_timing;
-	r.stop = &kf_cli_interrupted;
+	r.stop = kf_cancel_flag();
 	if ((st = kf_regress_run_all(&r, json ? NULL : print_check, NULL, &err))) {
 		kf_cli_error("%s", err.msg);
 		kf_regress_run_release(&r);
@@ -106,7 +106,7 @@ int cmd_regress(int argc, char **argv)
 		return KF_EXIT_INTERNAL;
 	}
 	rc = kf_regress_exit_code(&r);
-	if (update && !kf_cli_interrupted) {
+	if (update && !kf_cancelled()) {
 		if (rc || counts[KF_JUNIT_FAIL]) {
 			kf_cli_error("baselines not updated: fix the failing checks first");
 		} else if ((st = kf_regress_manifest_save(m, &err))) {
@@ -118,7 +118,7 @@ int cmd_regress(int argc, char **argv)
 		kf_cli_error("junit: %s", err.msg);
 		rc = KF_EXIT_INTERNAL;
 	}
-	if (kf_cli_interrupted)
+	if (kf_cancelled())
 		rc = KF_EXIT_INTERRUPTED;
 	if (json) {
 		cJSON *doc = kf_regress_json(&r, pos[0], rc);

@@ -116,5 +116,5 @@ int cmd_verify(int argc, char **argv)
 	rc = kf_verdict_exit_code(res->verdict);
 	kf_eval_outcome_free(res);
 	kf_task_free(task);
-	return kf_cli_interrupted ? KF_EXIT_INTERRUPTED : rc;
+	return kf_cancelled() ? KF_EXIT_INTERRUPTED : rc;
 }

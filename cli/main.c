@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "sandbox/sandbox.h"
 
-volatile int kf_cli_interrupted;
 
 static const struct kf_cmd commands[] = {
     {"verify", cmd_verify, "the verification protocol: verdict and reasons",
@@ -251,24 +250,13 @@ bool kf_cli_start(const char *cmd, const char *body, int argc, char **argv, cons
 	return true;
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	kf_cli_interrupted = 1;
-}
-
 int main(int argc, char **argv)
 {
 	const struct kf_cmd *c;
-	struct sigaction sa;
 
 	/* Before anything else: not dumpable, the initial environment block zeroed (sandbox/README.md). */
 	kf_sandbox_protect_parent();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	kf_cancel_install(); /* SIGINT, SIGTERM: every command's long waits stop (core/cancel.h) */
 	signal(SIGPIPE, SIG_IGN);
 
 	if (argc < 2) {
@@ -289,5 +277,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "did you mean '%s'?\n", near);
 		return kf_cli_usage_error(NULL, NULL);
 	}
-	return c->fn(argc - 1, argv + 1);
+	int rc = c->fn(argc - 1, argv + 1);
+	/* Whatever the command made of a cut-short step, a cancelled command exits 130 (docs/spec/cli.md). */
+	return kf_cancelled() ? KF_EXIT_INTERRUPTED : rc;
 }

@@ -1,6 +1,9 @@
 /* The runner's pool (runner/runner.h): one step per task, inline or in up to N child processes at once,
  * each reporting its run id and status back through a pipe. */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +11,9 @@
 #include <unistd.h>
 
 #include "runner/runner.h"
+#include "cancel.h"
+
+#define POOL_TICK_MS 100 /* the longest a finished job waits to be collected */
 
 struct child_msg {
 	int64_t run_id;
@@ -100,6 +106,7 @@ enum kf_status kf_runner_pool_run(const struct kf_suite *s, kf_runner_fn fn, voi
 {
 	enum kf_status st = KF_OK;
 	size_t next = 0, running = 0, n_done = 0;
+	bool forwarded = false;
 	pid_t *pid;
 	int *fd;
 
@@ -122,8 +129,21 @@ enum kf_status kf_runner_pool_run(const struct kf_suite *s, kf_runner_fn fn, voi
 		}
 		if (!running)
 			break;
+		if (stopped(stop) && !forwarded) {
+			/* a signal sent to kforge alone (not its process group) reaches the jobs this way */
+			for (size_t i = 0; i < next; i++)
+				if (pid[i] > 0)
+					kill(pid[i], SIGTERM);
+			forwarded = true;
+		}
 		int ws;
-		pid_t k = waitpid(-1, &ws, 0);
+		pid_t k = waitpid(-1, &ws, WNOHANG);
+		if (k == 0) {
+			/* until a job ends: woken at once by the cancellation token, otherwise every tick */
+			struct pollfd p = {forwarded ? -1 : kf_cancel_fd(), POLLIN, 0};
+			poll(&p, 1, POOL_TICK_MS);
+			continue;
+		}
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;

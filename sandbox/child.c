@@ -4,6 +4,7 @@
  * SIGALRM, no SIGCHLD handler. */
 #include "child.h"
 #include "jail.h"
+#include "core/cancel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,17 +33,9 @@
 /* Poll period when the kernel has no pidfd_open (Linux < 5.3); elsewhere the wait is event driven. */
 #define FALLBACK_TICK_MS 20
 #define DEFAULT_NOFILE 256
-/* Poll period while an interrupt flag is registered: a signal that lands just before poll() (so poll
- * does not see EINTR) is still noticed within this long. */
-#define INTERRUPT_TICK_MS 200
-
-/* Set once at startup by a command (kf_child_set_interrupt_flag); read by every wait. */
-static volatile int *interrupt_flag;
-
-void kf_child_set_interrupt_flag(volatile int *flag)
-{
-	interrupt_flag = flag;
-}
+/* Poll period when the cancellation token has no pipe (core/cancel.h): a request that lands just before
+ * poll() (so poll does not see EINTR) is still noticed within this long. */
+#define CANCEL_TICK_MS 200
 
 /* ---- in the child ------------------------------------------------------------------------- */
 
@@ -369,11 +362,11 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 
 	memset(res, 0, sizeof(*res));
 	while (!exited || !eof) {
-		struct pollfd pfd[2];
+		struct pollfd pfd[3];
 		int nfd = 0, wait_ms = -1, r, fd_i = -1, pid_i = -1;
 		double now = kf_now_ms();
 
-		if (!exited && interrupt_flag && *interrupt_flag) {
+		if (!exited && kf_cancelled()) {
 			interrupted = true;
 			break;
 		}
@@ -400,8 +393,10 @@ static enum kf_status supervise(pid_t pid, int fd, struct sink *sink, int timeou
 			} else if (wait_ms < 0 || wait_ms > FALLBACK_TICK_MS) {
 				wait_ms = FALLBACK_TICK_MS;
 			}
-			if (interrupt_flag && (wait_ms < 0 || wait_ms > INTERRUPT_TICK_MS))
-				wait_ms = INTERRUPT_TICK_MS;
+			if (kf_cancel_fd() >= 0)
+				pfd[nfd++] = (struct pollfd){.fd = kf_cancel_fd(), .events = POLLIN};
+			else if (wait_ms < 0 || wait_ms > CANCEL_TICK_MS)
+				wait_ms = CANCEL_TICK_MS;
 		}
 		r = poll(pfd, (nfds_t)nfd, wait_ms);
 		if (r < 0) {

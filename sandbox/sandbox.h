@@ -107,10 +107,9 @@ enum kf_status kf_child_run_argv(const char *const *argv, const char *cwd, const
 enum kf_status kf_child_run_fn(int (*fn)(void *arg, int fd), void *arg, const struct kf_child_limits *lim,
 			       struct kf_buf *payload, struct kf_child_result *res, struct kf_err *err);
 
-/* Registers the flag a SIGINT/SIGTERM handler sets (cli's kf_cli_interrupted); NULL unregisters. While
- * it is non-zero, the waits above (and kf_child_wait) kill the child's process group, reap it and return
- * KF_ERR_INTERRUPTED within about 200 ms instead of waiting for the child's own limit. */
-void kf_child_set_interrupt_flag(volatile int *flag);
+/* Once the process's cancellation token is set (core/cancel.h: SIGINT, SIGTERM), the waits above (and
+ * kf_child_wait) kill the child's process group, reap it and return KF_ERR_INTERRUPTED at once instead of
+ * waiting for the child's own limit. */
 
 /* ---- compiles ----------------------------------------------------------------------------- */
 

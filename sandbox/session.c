@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "cancel.h"
 #include "child.h"
 #include "common/proto.h"
 #include "jail.h"
@@ -33,6 +34,7 @@
 #define LOG_MAX (64 * 1024)               /* bytes of the worker's stderr kept */
 #define QUIT_GRACE_MS 2000                /* after QUIT, then the group is killed */
 #define DEATH_GRACE_MS 1000               /* after the connection closes, for the exit status to show */
+#define CANCEL_TICK_MS 200                /* poll period when the cancellation token has no pipe */
 #define CGROUP_SLACK_BYTES (1ull << 30)   /* a cpu worker's cgroup: its address-space limit plus this */
 
 struct kf_session {
@@ -455,19 +457,25 @@ static enum kf_status wait_msg(struct kf_session *s, double deadline, size_t *n,
 			       struct kf_err *err)
 {
 	for (;;) {
-		struct pollfd p[2] = {{s->sock, POLLIN, 0}, {s->log_fd, POLLIN, 0}};
+		/* the log last: without one, the cancellation pipe takes its place */
+		struct pollfd p[3] = {{s->sock, POLLIN, 0}, {kf_cancel_fd(), POLLIN, 0}, {s->log_fd, POLLIN, 0}};
 		double left = deadline - now_ms();
-		int r;
+		int r, wait;
 
+		if (kf_cancelled())
+			return kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted");
 		if (left <= 0)
 			return kf_err_set(err, KF_ERR_TIMEOUT, "no answer in time");
-		r = poll(p, s->log_fd >= 0 ? 2 : 1, left > INT_MAX ? INT_MAX : (int)left + 1);
+		wait = left > INT_MAX ? INT_MAX : (int)left + 1;
+		if (kf_cancel_fd() < 0 && wait > CANCEL_TICK_MS)
+			wait = CANCEL_TICK_MS;
+		r = poll(p, s->log_fd >= 0 ? 3 : 2, wait);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return kf_err_set(err, KF_ERR_IO, "poll: %s", strerror(errno));
 		}
-		if (r > 0 && s->log_fd >= 0 && p[1].revents)
+		if (r > 0 && s->log_fd >= 0 && p[2].revents)
 			drain_log(s);
 		if (r > 0 && p[0].revents) {
 			size_t n_fds = 0;
@@ -645,6 +653,11 @@ static enum kf_status read_hello(struct kf_session *s, double deadline, struct k
 	char why[KF_PROTO_TEXT + 256];
 	enum kf_status st = wait_msg(s, deadline, &n, &type, &e);
 
+	if (st == KF_ERR_INTERRUPTED) {
+		kill_group(s);
+		reap(s, 0);
+		return kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted while the worker started; killed");
+	}
 	if (st == KF_ERR_TIMEOUT) {
 		kill_group(s);
 		reap(s, 0);
@@ -806,6 +819,11 @@ static enum kf_status setup_worker(struct kf_session *s, const struct kf_compile
 		return kf_err_set(err, st, "%s", e.msg);
 	if (!st)
 		st = wait_msg(s, deadline, &n, &type, &e);
+	if (st == KF_ERR_INTERRUPTED) {
+		kill_group(s);
+		reap(s, 0);
+		return kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted during the worker's setup; killed");
+	}
 	if (st == KF_ERR_TIMEOUT) {
 		kill_group(s);
 		reap(s, 0);
@@ -1016,6 +1034,12 @@ enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step,
 				reap(s, DEATH_GRACE_MS); /* it said it would exit: its context is broken */
 			return KF_OK;
 		}
+	}
+	if (st == KF_ERR_INTERRUPTED) {
+		kill_group(s);
+		reap(s, 0);
+		dead_result(res, KF_ERR_INTERRUPTED, "interrupted during this step; worker killed");
+		return kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted during a step; worker killed");
 	}
 	if (st == KF_ERR_TIMEOUT) {
 		kill_group(s);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "sandbox/child.h"
 #include "sandbox/sandbox.h"
 #include "testing.h"
@@ -372,12 +373,10 @@ static void test_wait_direct(void)
 	CHECK_EQ_INT(res.exit_code, 5);
 }
 
-static volatile int interrupt_flag;
-
+/* As kforge's SIGINT handler does (core/cancel.h). */
 static void on_alarm(int sig)
 {
-	(void)sig;
-	interrupt_flag = 1;
+	kf_cancel_request(sig);
 }
 
 static void test_interrupt_flag(void)
@@ -393,15 +392,15 @@ static void test_interrupt_flag(void)
 	enum kf_status st;
 	pid_t grandchild;
 
-	/* Registered but clear: the child runs to its end. */
-	kf_child_set_interrupt_flag(&interrupt_flag);
+	/* The token installed but clear: the child runs to its end. */
+	kf_cancel_install();
 	{
 		const char *quick[] = {"sh", "-c", "sleep 0.3; exit 4", NULL};
 		CHECK(kf_child_run_argv(quick, NULL, &lim, &out, &res, &err) == KF_OK);
 		CHECK_EQ_INT(res.exit_code, 4);
 	}
 	kf_buf_reset(&out);
-	/* A handler sets it 300 ms in, as kforge's SIGINT handler would: the wait gives up early and the
+	/* A handler sets it 300 ms in, as kforge's SIGINT handler does: the wait gives up early and the
 	 * whole group dies. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
@@ -411,7 +410,9 @@ static void test_interrupt_flag(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 	st = kf_child_run_argv(argv, NULL, &lim, &out, &res, &err);
 	sigaction(SIGALRM, &old, NULL);
-	kf_child_set_interrupt_flag(NULL);
+	CHECK(kf_cancelled());
+	CHECK_EQ_INT(kf_cancel_signal(), SIGALRM);
+	kf_cancel_reset();
 	CHECK_EQ_INT(st, KF_ERR_INTERRUPTED);
 	CHECKF(kf_now_ms() - t0 < 3000, "took %.0f ms", kf_now_ms() - t0);
 	CHECKF(kf_now_ms() - t0 >= 250, "took only %.0f ms", kf_now_ms() - t0);
@@ -456,7 +457,7 @@ static void test_signals_reset(void)
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
-	interrupt_flag = 0;
+	kf_cancel_reset();
 	kf_buf_release(&pl);
 }
 
