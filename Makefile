@@ -17,10 +17,10 @@ LDFLAGS  := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(SAN)
 
 # The parent links the Debian libraries; nothing links -lcuda or -lcupti (they are dlopen'ed by the worker).
 PARENT_LIBS := -lcjson -lpcre2-8 -lsqlite3 -lcurl -lseccomp -lnvrtc -ldl -lpthread -lm
-# The worker depends on libc, libdl and libnvrtc only (ARCHITECTURE.md).
+# The worker depends on libc, libdl and libnvrtc only (docs/architecture.md).
 WORKER_LIBS := -ldl -lpthread -lm
 
-# Module sources, in dependency order (ARCHITECTURE.md's table).
+# Module sources, in dependency order (docs/architecture.md's table).
 CORE_LITE_SRC := core/status.c core/buf.c core/libop.c
 CORE_SRC      := $(filter-out $(CORE_LITE_SRC),$(wildcard core/*.c))
 COMMON_SRC    := $(wildcard sandbox/common/*.c)
