@@ -63,7 +63,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit bench deps lint format clean check-links demo
+.PHONY: all test unit bench deps lint check-refs format clean check-links demo
 all: $(BUILD)/kforge $(BUILD)/kforge-worker
 
 $(BUILD)/libkforge.a: $(LIB_OBJ)
@@ -130,8 +130,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@tests/data/demo/run.sh $(BUILD)
 
+# tools/lint.sh runs tools/check-refs.sh first; `make check-refs` runs it alone (well under a second).
 lint:
 	@tools/lint.sh
+
+check-refs:
+	@sh tools/check-refs.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
