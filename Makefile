@@ -17,10 +17,10 @@ LDFLAGS  := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(SAN)
 
 # The parent links the Debian libraries; nothing links -lcuda or -lcupti (they are dlopen'ed by the worker).
 PARENT_LIBS := -lcjson -lpcre2-8 -lsqlite3 -lcurl -lseccomp -lnvrtc -ldl -lpthread -lm
-# The worker depends on libc, libdl and libnvrtc only (ARCHITECTURE.md).
+# The worker depends on libc, libdl and libnvrtc only (docs/architecture.md).
 WORKER_LIBS := -ldl -lpthread -lm
 
-# Module sources, in dependency order (ARCHITECTURE.md's table).
+# Module sources, in dependency order (docs/architecture.md's table).
 CORE_LITE_SRC := core/status.c core/buf.c core/libop.c
 CORE_SRC      := $(filter-out $(CORE_LITE_SRC),$(wildcard core/*.c))
 COMMON_SRC    := $(wildcard sandbox/common/*.c)
@@ -63,7 +63,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit bench deps lint format clean check-links demo
+.PHONY: all test unit bench deps lint check-refs format clean check-links demo
 all: $(BUILD)/kforge $(BUILD)/kforge-worker
 
 $(BUILD)/libkforge.a: $(LIB_OBJ)
@@ -130,8 +130,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@tests/data/demo/run.sh $(BUILD)
 
+# tools/lint.sh runs tools/check-refs.sh first; `make check-refs` runs it alone (well under a second).
 lint:
 	@tools/lint.sh
+
+check-refs:
+	@sh tools/check-refs.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')

@@ -195,7 +195,7 @@ struct kf_llm_result {
 			      knowledge base; never NULL */
 };
 
-/* Retry rules (those of the official OpenAI and Anthropic SDKs, FIELD-NOTES.md):
+/* Retry rules (those of the official OpenAI and Anthropic SDKs, docs/field-notes.md):
  *  - retried: 408, 409, 429, every 5xx (529 overloaded included), connection errors (refused, reset, a
  *    body cut short), and attempts past timeout_ms;
  *  - final: 400, 401, 403, 404 and other 4xx; a 429 whose error code/type says a spend or quota limit

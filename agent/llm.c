@@ -1,7 +1,7 @@
 /* The asynchronous LLM client: requests run concurrently on one curl multi handle (up to `concurrency` at
- * once), retried by the official SDKs' rules (FIELD-NOTES.md) with waits scheduled by time so one request's
- * backoff never stalls the others; results carry tokens, cost, latency, attempts and the request id.
- * The API key lives only in the request headers: it is never logged, printed or put in an error. */
+ * once), retried by the official SDKs' rules (docs/field-notes.md) with waits scheduled by time so one
+ * request's backoff never stalls the others; results carry tokens, cost, latency, attempts and the request
+ * id. The API key lives only in the request headers: it is never logged, printed or put in an error. */
 #include "llm_int.h"
 #include "cancel.h"
 

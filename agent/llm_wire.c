@@ -1,4 +1,4 @@
-/* The wire formats of the two LLM dialects (FIELD-NOTES.md "LLM APIs"): OpenAI chat completions and
+/* The wire formats of the two LLM dialects (docs/field-notes.md "LLM APIs"): OpenAI chat completions and
  * Anthropic messages. Builds request bodies with cJSON and turns reply/error bodies into results. */
 #include "llm_int.h"
 
@@ -324,8 +324,8 @@ static bool eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/* Codes and types, as the APIs document them (FIELD-NOTES.md): never words in the message, except to tell
- * the Responses-only 404 apart, which has no code of its own. */
+/* Codes and types, as the APIs document them (docs/field-notes.md): never words in the message, except to
+ * tell the Responses-only 404 apart, which has no code of its own. */
 const char *kf_llm_failure_classify(int status, const struct kf_llm_api_error *e)
 {
 	bool quota = eq(e->code, "insufficient_quota") || eq(e->type, "insufficient_quota") ||

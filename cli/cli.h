@@ -1,5 +1,5 @@
 /* The command table and shared command-line helpers (git's builtin.h). Each subcommand lives in
- * cli/cmd_<name>.c and returns its process exit code (spec/cli.md). */
+ * cli/cmd_<name>.c and returns its process exit code (docs/spec/cli.md). */
 #ifndef KF_CLI_H
 #define KF_CLI_H
 
@@ -12,7 +12,7 @@
 
 #define KF_VERSION "0.1.0"
 
-/* Exit codes of spec/cli.md. */
+/* Exit codes of docs/spec/cli.md. */
 enum {
 	KF_EXIT_OK = 0,
 	KF_EXIT_FAILED = 1,

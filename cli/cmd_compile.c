@@ -1,6 +1,6 @@
 /* kforge compile: compiles one kernel file (NVRTC, or the cpu backend's host compiler) in the sandbox
  * and reports the log and per-kernel resources (registers, static shared memory, spills, stack), the
- * occupancy they allow, whether the result came from the cache, and the compile time (spec/cli.md). */
+ * occupancy they allow, whether the result came from the cache, and the compile time (docs/spec/cli.md). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

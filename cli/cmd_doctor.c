@@ -127,7 +127,7 @@ static void cuda_toolkit(struct doctor *d)
 	item_bool(d, sec, "headers", "headers", exists(p, false), "yes (include/cuda.h)", "no");
 	snprintf(p, sizeof(p), "%s/bin/nvcc", home);
 	item_bool(d, sec, "nvcc", "nvcc", exists(p, false), "yes", "no");
-	/* CUPTI is only looked for: loading it belongs in the worker (ARCHITECTURE.md) */
+	/* CUPTI is only looked for: loading it belongs in the worker (docs/architecture.md) */
 	snprintf(pat1, sizeof(pat1), "%s/lib64/libcupti.so*", home);
 	snprintf(pat2, sizeof(pat2), "%s/extras/CUPTI/lib64/libcupti.so*", home);
 	cupti[0] = pat1;

@@ -1,5 +1,5 @@
 /* kforge kb: the knowledge base from the command line: stats, list, show, search, export, import, merge
- * (spec/cli.md). Every subcommand takes --db FILE and --json (one document on stdout). Two hidden ones
+ * (docs/spec/cli.md). Every subcommand takes --db FILE and --json (one document on stdout). Two hidden ones
  * serve the durability test: _stress records steps in a loop printing each committed id, _check runs the
  * integrity checks and looks for a list of ids. */
 #include <cjson/cJSON.h>

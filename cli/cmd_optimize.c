@@ -1,6 +1,6 @@
 /* kforge optimize TASK: the LLM search (agent/optimize.h) from the command line: options, provider
  * defaults from the environment, a live status line on a terminal, the final summary (text or --json),
- * and the exit codes of spec/cli.md (0 completed, improved or not; 130 interrupted and resumable). */
+ * and the exit codes of docs/spec/cli.md (0 completed, improved or not; 130 interrupted and resumable). */
 #include <limits.h>
 #include <math.h>
 #include <signal.h>

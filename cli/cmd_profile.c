@@ -1,5 +1,5 @@
 /* kforge profile TASK KERNEL: verify first (a rejected kernel is never timed), then time candidate,
- * reference and baseline at the timing shapes with the protocol of spec/verification.md. */
+ * reference and baseline at the timing shapes with the protocol of docs/spec/verification.md. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include "regress/regress.h"
 
 static const char help[] =
-    "Re-checks the kernels of a shipped-kernel manifest (spec/task-format.md): each one is compiled with\n"
+    "Re-checks the kernels of a shipped-kernel manifest (docs/spec/manifest.md): each one is compiled with\n"
     "NVRTC for every arch in the manifest's \"archs\" list and baselines, verified on every public and\n"
     "hidden shape (plus edge shapes), and on a GPU timed at its task's first timing shape and compared\n"
     "with the baseline recorded for the GPU's arch. A regression is a slowdown beyond the threshold whose\n"

@@ -1,5 +1,5 @@
 /* kforge tasks list|show|validate|lint|baselines: finding, printing and validating task files
- * (spec/task-format.md). `validate` exits 0 when every file is valid and 2 when any is not, with the
+ * (docs/spec/task-format.md). `validate` exits 0 when every file is valid and 2 when any is not, with the
  * file and the field path or kernel-file line of each error on stderr. */
 #include <errno.h>
 #include <stdlib.h>

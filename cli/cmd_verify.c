@@ -1,4 +1,4 @@
-/* kforge verify TASK KERNEL: the verification protocol of spec/verification.md; one line per shape and
+/* kforge verify TASK KERNEL: the verification protocol of docs/spec/verification.md; one line per shape and
  * a verdict line, or one JSON document with --json. Exit 0 pass, 1 rejected, 2 bad task, 3 internal,
  * 4 unsupported or no GPU. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* kforge: the command table (spec/cli.md) and the helpers every subcommand shares. */
+/* kforge: the command table (docs/spec/cli.md) and the helpers every subcommand shares. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>

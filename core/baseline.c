@@ -1006,7 +1006,7 @@ enum kf_status kf_baselines_load(struct kf_task *t, const cJSON *root, bool no_f
 	if (!t->baselines)
 		return at(&L, "baselines", KF_ERR_NOMEM, "out of memory");
 	if (t->baseline) {
-		/* the legacy field: a one-element list (spec/task-format.md) */
+		/* the legacy field: a one-element list (docs/spec/task-format.md) */
 		struct kf_baseline *b = &t->baselines[t->n_baselines++];
 		const char *slash = strrchr(t->baseline, '/');
 		b->kind = KF_BASELINE_KERNEL;

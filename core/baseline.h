@@ -1,4 +1,4 @@
-/* Baselines of a task (spec/task-format.md `baseline`, `baselines`): kernel files and library calls
+/* Baselines of a task (docs/spec/task-format.md `baseline`, `baselines`): kernel files and library calls
  * (cuBLAS, cuBLASLt, cuDNN) that speed is also compared against. Parses and validates the list with
  * field paths in every error, and resolves a library call at one shape into the launch plan the cuda
  * worker runs: one launch named KF_LIBCALL_PREFIX + the op's name (a name no kernel file can give:

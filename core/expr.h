@@ -1,4 +1,4 @@
-/* Integer expressions of the directive grammar (spec/task-format.md): 64-bit, + - * / %, parentheses,
+/* Integer expressions of the directive grammar (docs/spec/task-format.md): 64-bit, + - * / %, parentheses,
  * cdiv(a,b), min(a,b), max(a,b), over dim names and integer literals. Overflow and division by zero
  * are errors, never undefined behaviour. */
 #ifndef KF_EXPR_H

@@ -65,7 +65,7 @@ void kf_err_clear(struct kf_err *err);
 
 /* Stable lower-case name of a status ("io", "timeout"); never NULL. */
 const char *kf_status_name(enum kf_status code);
-/* Process exit code for a status per spec/cli.md: 0 ok, 2 usage/bad input, 3 internal, 4 unavailable. */
+/* Process exit code for a status per docs/spec/cli.md: 0 ok, 2 usage/bad input, 3 internal, 4 unavailable. */
 int kf_status_exit_code(enum kf_status code);
 
 /* A growable byte buffer with a hard maximum size (every buffer of outside text has one).

@@ -1,5 +1,5 @@
 /* Kernel files: CUDA source plus `// kforge:launch`, `// kforge:scratch` and `// kforge:zero` directives
- * (spec/task-format.md). Parsing is syntax only; binding resolves names against a task and checks the
+ * (docs/spec/task-format.md). Parsing is syntax only; binding resolves names against a task and checks the
  * arguments against the kernels' parameter lists; planning evaluates the expressions at one shape into
  * a launch plan the worker executes. */
 #ifndef KF_KFILE_H

@@ -1,4 +1,4 @@
-/* The task model (core/task.h): loads task.json (spec/task-format.md, kforge-task/1), validates every
+/* The task model (core/task.h): loads task.json (docs/spec/task-format.md, kforge-task/1), validates every
  * field with the file and the field path in each error, resolves defaults (timing shapes, tolerances),
  * and checks the reference/baseline kernel files parse and bind against the task. */
 #include "task.h"
@@ -108,7 +108,7 @@ static void int_range(enum kf_dtype t, double *lo, double *hi)
 
 /* Project defaults: |got - ref| <= atol + rtol*|ref| per element. Each value is the error a CORRECT
  * kernel can show against a correct reference, so a tighter one rejects valid reorderings and a looser
- * one lets precision cheats through (spec/verification.md, check 5). u = unit roundoff of the dtype. */
+ * one lets precision cheats through (docs/spec/verification.md, check 5). u = unit roundoff of the dtype. */
 struct kf_tol kf_tol_default(enum kf_dtype dt)
 {
 	switch (dt) {

@@ -1,4 +1,4 @@
-/* The task model: task.json (spec/task-format.md, kforge-task/1) loaded, validated and resolved.
+/* The task model: task.json (docs/spec/task-format.md, kforge-task/1) loaded, validated and resolved.
  * Every error names the file and the field path, e.g. "t.json: tensors[1].shape[0]: unknown dim 'Q'". */
 #ifndef KF_TASK_H
 #define KF_TASK_H
@@ -63,7 +63,7 @@ struct kf_tol {
 /* The largest value a dim may bind: 2^53, the largest integer a JSON number holds exactly. */
 #define KF_TASK_MAX_DIM_VALUE 9007199254740992LL
 
-/* `constraints`: per dim, preconditions a kernel may rely on (spec/task-format.md). Unset dims have
+/* `constraints`: per dim, preconditions a kernel may rely on (docs/spec/task-format.md). Unset dims have
  * multiple_of 1, min 1 and max KF_TASK_MAX_DIM_VALUE. */
 struct kf_dim_constraint {
 	bool set;

@@ -1,4 +1,4 @@
-/* eval: the one evaluation pipeline every command shares (ARCHITECTURE.md, "The evaluation pipeline").
+/* eval: the one evaluation pipeline every command shares (docs/architecture.md, "The evaluation pipeline").
  * kf_eval_run takes a candidate kernel (source text and a name) for a task and returns one outcome: verify,
  * then (when timing is asked for and the kernel passed) profile, re-check the outputs of the timed launches,
  * re-verify strictly when the time is implausible, and settle the final verdict, with the per-shape
@@ -18,7 +18,7 @@ struct kf_kb_candidate;
 
 /* The steps of the pipeline, in the order they run. An outcome names the step that settled its verdict. */
 enum kf_eval_stage {
-	KF_EVAL_STAGE_VERIFY,  /* the verification protocol (spec/verification.md) */
+	KF_EVAL_STAGE_VERIFY,  /* the verification protocol (docs/spec/verification.md) */
 	KF_EVAL_STAGE_PROFILE, /* timing; a kernel that fails while timed is a runtime_error */
 	KF_EVAL_STAGE_RECHECK, /* the outputs of the timed launches against the reference's */
 	KF_EVAL_STAGE_STRICT,  /* strict re-verification of an implausible time (spec check 10) */
@@ -95,7 +95,7 @@ struct kf_eval_feedback {
 };
 
 struct kf_eval_outcome {
-	enum kf_verdict verdict; /* the final verdict (spec/verification.md's names) */
+	enum kf_verdict verdict; /* the final verdict (docs/spec/verification.md's names) */
 	char reason[1400];
 	enum kf_eval_stage stage; /* the step that settled the verdict (VERIFY for a pass) */
 	enum kf_backend_kind backend;

@@ -128,7 +128,7 @@ struct kf_kb_candidate {
 	int strategy_no; /* schema 3: the proposed strategy its lineage follows, 1-based; 0: none */
 };
 
-/* One row of an evaluation's shape sweep (spec/verification.md's "shapes" array). */
+/* One row of an evaluation's shape sweep (docs/spec/verification.md's "shapes" array). */
 struct kf_kb_shape_row {
 	const char *dims;        /* JSON object, e.g. {"N":1024} */
 	const char *status;      /* the verdict at this shape */
@@ -144,7 +144,7 @@ struct kf_kb_eval {
 	const char *toolchain; /* e.g. "nvrtc 13.0" or the cpu compiler id */
 	const char *device;    /* device name, driver; may be NULL */
 	const char *dtype;     /* the task's main dtype, "f32"; keys the wins table */
-	const char *verdict;   /* spec/verification.md status: "pass", "wrong_output", ... required */
+	const char *verdict;   /* docs/spec/verification.md status: "pass", "wrong_output", ... required */
 	const char *reason;
 	int64_t seed;
 	double speedup; /* aggregate speedup over the reference (geomean of timing shapes); 0: not timed */

@@ -69,7 +69,8 @@ enum kf_status kf_boot_ratio_product(const double *a_num, const double *a_den, s
 				     const double *b_num, const double *b_den, size_t n_b, size_t n_b_den,
 				     const struct kf_boot_opts *opts, struct kf_ci *out, struct kf_err *err);
 
-/* True when the interval says the candidate is faster: its lower bound is above 1 (spec/verification.md). */
+/* True when the interval says the candidate is faster: its lower bound is above 1 (docs/spec/verification.md,
+ * "When a speedup is significant": the A/A noise band is not implemented yet). */
 bool kf_ci_significant(const struct kf_ci *ci);
 
 /* ---- stopping rule for a timing loop ------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* Peak throughputs and the roofline: the speed-of-light time of a kernel from its work (FLOPs) and
  * minimum traffic (bytes). A measured time under that floor means skipped work or a broken timer
- * (spec/verification.md check 10), so the floor must never be above what the hardware can do: it is
+ * (docs/spec/verification.md check 10), so the floor must never be above what the hardware can do: it is
  * built from datasheet peaks (dense, boost clock), which are upper bounds on sustained throughput. */
 #include "profiler/profiler.h"
 

@@ -133,7 +133,7 @@ static bool base_drop(struct runner *r, struct kf_profile_result *res, enum kf_s
 }
 
 /* The outputs a baseline's timed launches left in input set s against the reference's: a baseline is held
- * to the candidate's standard (spec/verification.md, check 9); one that differs is rejected, not used. */
+ * to the candidate's standard (docs/spec/verification.md, check 9); one that differs is rejected. */
 static void base_recheck(const struct kf_task *t, struct runner *r, const struct runner *ref, int s,
 			 const uint64_t *numel, struct kf_profile_result *res)
 {

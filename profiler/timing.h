@@ -1,7 +1,7 @@
-/* The timing protocol of spec/verification.md ("Timing"): candidate, reference and baseline timed in their
- * own workers, interleaved A B (C) A B (C) so drift cancels, L2 flushed before each sample (cuda), inputs
- * rotating between distinct sets at distinct addresses, the outputs of the timed launches re-checked, a
- * stopping rule, medians and a bootstrap interval of the speedup. It uses the verifier's input generation
+/* The timing protocol of docs/spec/verification.md ("Timing"): candidate, reference and baseline timed in
+ * their own workers, interleaved A B (C) A B (C) so drift cancels, L2 flushed before each sample (cuda),
+ * inputs rotating between distinct sets at distinct addresses, the outputs of the timed launches re-checked,
+ * a stopping rule, medians and a bootstrap interval of the speedup. It uses the verifier's input generation
  * and comparison, so a timed kernel is held to the same standard as a verified one. */
 #ifndef KF_PROFILER_TIMING_H
 #define KF_PROFILER_TIMING_H

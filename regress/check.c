@@ -246,7 +246,7 @@ static double round_us(double ns)
 	return round(ns) / 1e3; /* microseconds with nanosecond resolution: short and stable in the file */
 }
 
-/* The baseline record written by --update-baselines (fields of spec/task-format.md plus optional ones). */
+/* The baseline record written by --update-baselines (fields of docs/spec/manifest.md plus optional ones). */
 static cJSON *baseline_record(const struct kf_regress_run *r, const struct kf_profile_shape *s,
 			      const struct kf_regress_cmp *own)
 {

@@ -1,8 +1,8 @@
-/* regress: `kforge regress` as a library. The shipped-kernel manifest (spec/task-format.md, "Shipped-kernel
- * manifest") read with field paths in every error and written back deterministically (sorted keys, one
- * kernel per line group); the statistics that decide whether a timed kernel regressed against its recorded
- * baseline; the checks run per kernel (compile, evaluate through eval/, time); and their JUnit and JSON
- * forms. The command parses arguments, calls these and prints. */
+/* regress: `kforge regress` as a library. The shipped-kernel manifest (docs/spec/manifest.md) read with field
+ * paths in every error and written back deterministically (sorted keys, one kernel per line group); the
+ * statistics that decide whether a timed kernel regressed against its recorded baseline; the checks run per
+ * kernel (compile, evaluate through eval/, time); and their JUnit and JSON forms. The command parses
+ * arguments, calls these and prints. */
 #ifndef KF_REGRESS_H
 #define KF_REGRESS_H
 
@@ -133,7 +133,8 @@ typedef void (*kf_regress_progress_fn)(void *ctx, const struct kf_regress_run *r
  * with update. Returns an error only for what stops it all (out of memory); release r afterwards. */
 enum kf_status kf_regress_run_all(struct kf_regress_run *r, kf_regress_progress_fn fn, void *ctx,
 				  struct kf_err *err);
-/* spec/cli.md's exit code for a finished run: 3 internal error, 2 broken input, 1 a check failed, else 0. */
+/* The exit code of a finished run (docs/spec/cli.md): 3 internal error, 2 broken input, 1 a check failed,
+ * else 0. */
 int kf_regress_exit_code(const struct kf_regress_run *r);
 void kf_regress_run_release(struct kf_regress_run *r);
 

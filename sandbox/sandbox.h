@@ -222,7 +222,7 @@ bool kf_cache_blob_load(const char *dir, const char *name, struct kf_buf *out);
 enum kf_status kf_cache_blob_store(const char *dir, const char *name, const void *data, size_t n);
 /* The cache folder (cache_dir, else $KFORGE_CACHE, else ~/.cache/kforge), created 0700. */
 enum kf_status kf_cache_dir(const char *cache_dir, char *out, size_t n, struct kf_err *err);
-/* NVRTC first, always (spec/verification.md, check 0): compiles k with NVRTC for opts->arch (NULL:
+/* NVRTC first, always (docs/spec/verification.md, check 0): compiles k with NVRTC for opts->arch (NULL:
  * sm_90; sm_90a when the source needs it) and, on the cpu backend, then for the cpu, so that a file the GPU
  * compiler rejects never runs anywhere and a cpu pass implies a GPU compile. Both compiles are cached.
  * Returns as kf_compile, with these refinements:

@@ -1,7 +1,8 @@
 #!/bin/sh
-# `make lint`: cppcheck and clang-tidy (checks in .clang-tidy) over every project C file, with the
-# Makefile's include paths and defines. Prints each finding; exits 1 when there is any, 2 when a tool is
-# missing. Tests, task kernels and the cpu shim headers (C++ with CUDA syntax) are not linted.
+# `make lint`: tools/check-refs.sh (no file points outside the repository or at a missing document),
+# then cppcheck and clang-tidy (checks in .clang-tidy) over every project C file, with the Makefile's
+# include paths and defines. Prints each finding; exits 1 when there is any, 2 when a tool is missing.
+# Tests, task kernels and the cpu shim headers (C++ with CUDA syntax) are not linted.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -20,6 +21,10 @@ FILES=$(git ls-files 'core/*.c' 'sandbox/*.c' 'verifier/*.c' 'profiler/*.c' 'kb/
 n=$(echo "$FILES" | wc -l)
 fail=0
 start=$(date +%s)
+
+# References first: well under a second, and independent of the C tools.
+echo "lint: check-refs"
+sh tools/check-refs.sh || fail=1
 
 # cppcheck. The CUDA headers refuse an unknown compiler (#error in crt/host_defines.h) and cppcheck
 # defines none of gcc's macros, so say which compiler these files are built with; giving -D also makes

@@ -1,4 +1,4 @@
-/* Output comparison (spec/verification.md check 5) and byte-pattern checks for guards and inputs.
+/* Output comparison (docs/spec/verification.md check 5) and byte-pattern checks for guards and inputs.
  * The comparison never lets a NaN through: every test is written so that NaN makes it fail. */
 #include <math.h>
 #include <stdio.h>

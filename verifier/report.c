@@ -1,4 +1,4 @@
-/* The verdict as JSON (spec/verification.md: status, reason, backend, shapes[...]) and as text lines. */
+/* The verdict as JSON (docs/spec/verification.md: status, reason, backend, shapes[...]) and as text lines. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* verifier: proves a candidate kernel correct against a task's reference, or says exactly why not
- * (spec/verification.md). Inputs are generated here in the trusted parent from a secret seed; the
+ * (docs/spec/verification.md). Inputs are generated here in the trusted parent from a secret seed; the
  * candidate and the reference each run in their own sandboxed worker; outputs are compared here. */
 #ifndef KF_VERIFIER_H
 #define KF_VERIFIER_H
@@ -10,7 +10,7 @@
 #include "sandbox/sandbox.h"
 #include "task.h"
 
-/* Verdicts of spec/verification.md; the names are a contract. */
+/* Verdicts of docs/spec/verification.md; the names are a contract. */
 enum kf_verdict {
 	KF_VERDICT_PASS,
 	KF_VERDICT_COMPILE_ERROR,
@@ -24,7 +24,7 @@ enum kf_verdict {
 	KF_VERDICT_NONDETERMINISTIC,
 	KF_VERDICT_STATEFUL,
 	KF_VERDICT_UNSUPPORTED,
-	/* the cpu sanitizer's (additive: spec/verification.md) */
+	/* the cpu sanitizer's (additive: docs/spec/verification.md) */
 	KF_VERDICT_RACE,
 	KF_VERDICT_UNINITIALIZED_READ,
 	KF_VERDICT_UNDEFINED_BEHAVIOR,
@@ -39,7 +39,7 @@ int kf_verdict_exit_code(enum kf_verdict v); /* 0 pass, 4 unsupported, else 1 */
 enum kf_shape_kind { KF_SHAPE_PUBLIC, KF_SHAPE_HIDDEN, KF_SHAPE_EDGE, KF_SHAPE_TIMING };
 const char *kf_shape_kind_name(enum kf_shape_kind k);
 
-/* Input distributions the verifier feeds (spec/verification.md check 2; verifier/README.md): the task's
+/* Input distributions the verifier feeds (docs/spec/verification.md check 2; verifier/README.md): the task's
  * init, mixed sign, large magnitude, and the structured ones — a few large outliers among typical values
  * (at least one positive per row), an offset (mean 300 times the std), ties and constant rows, sorted
  * runs (ascending and descending rows), zeros and denormals. */

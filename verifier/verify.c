@@ -1,4 +1,4 @@
-/* The verification protocol (spec/verification.md): shapes × input distributions × seeds, reference in
+/* The verification protocol (docs/spec/verification.md): shapes × input distributions × seeds, reference in
  * its own worker (outputs cached on disk), candidate in another, harness-owned poisoned buffers with
  * guard zones, input checksums, determinism under two poison patterns, >= 8 launches per worker mixing
  * same-address and fresh-address inputs, and a fresh-process re-check that tells `stateful` from wrong. */

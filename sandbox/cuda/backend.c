@@ -345,7 +345,7 @@ static enum kf_status cuda_flush_l2(char *msg, size_t msg_len)
 	if (!check_usable(msg, msg_len, &st))
 		return st;
 	if (!g.flush_buf) {
-		/* at least twice the L2 (spec/verification.md), and never under 8 MiB should L2 read as 0 */
+		/* at least twice the L2 (docs/spec/verification.md), never under 8 MiB (an L2 read as 0) */
 		size_t n = 2 * (size_t)g.info.l2_bytes;
 		if (n < (8u << 20))
 			n = 8u << 20;

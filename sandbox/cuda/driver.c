@@ -185,7 +185,7 @@ enum kf_status kf_cu_load(char *msg, size_t msg_len)
 			return KF_ERR_UNAVAILABLE;
 		}
 	}
-	/* The two symbols ARCHITECTURE.md allows dlsym for; cuGetProcAddress_v2 is the CUDA 12+ form
+	/* The two symbols docs/architecture.md allows dlsym for; cuGetProcAddress_v2 is the CUDA 12+ form
 	 * that reports whether the symbol was found. A function pointer from dlsym needs this cast. */
 	void *p_init = dlsym(lib, "cuInit");
 	void *p_gpa = dlsym(lib, "cuGetProcAddress_v2");

@@ -2,7 +2,7 @@
 # kforge profile on the cpu backend over tests/data/eval (a task whose reference is slow on purpose):
 # a correct kernel is timed (speedups labelled cpu) and, being implausibly fast, re-verified; an exploit
 # only that strict re-verification catches, one only the re-check of timed outputs catches, and kernels
-# rejected by verification are never timed; exit codes of spec/cli.md.
+# rejected by verification are never timed; exit codes of docs/spec/cli.md.
 . "$(dirname "$0")/lib.sh"
 D="$TOP/tests/data/eval"
 

@@ -86,7 +86,7 @@ CREATE TABLE evaluations (
 	toolchain    TEXT NOT NULL DEFAULT '',
 	device       TEXT NOT NULL DEFAULT '',
 	dtype        TEXT NOT NULL DEFAULT '',
-	verdict      TEXT NOT NULL,             -- spec/verification.md status
+	verdict      TEXT NOT NULL,             -- docs/spec/verification.md status
 	reason       TEXT NOT NULL DEFAULT '',
 	seed         INTEGER NOT NULL DEFAULT 0,
 	speedup      REAL NOT NULL DEFAULT 0,   -- aggregate over timing shapes; 0: not timed
