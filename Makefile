@@ -149,6 +149,16 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libfuzz.a $(BUILD)/obj/gen/e
 fuzz: $(FUZZ_BIN)
 	@tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TIME)
 
+# ThreadSanitizer over the threaded code, built into build/tsan: the unit tests of the verifier, the LLM
+# client (curl multi) and the regex cache, then a sanitized kforge optimize at concurrency 2, which runs the
+# agent's evaluation threads and each verification's shape threads (tests/tsan/run.sh). The worker is the
+# plain build's (another process).
+TSAN_TESTS := test_verifier test_agent_llm test_core_regex
+tsan: all
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" \
+	  $(BUILD)/tsan/kforge $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TESTS))
+	@tests/tsan/run.sh $(BUILD)/tsan $(BUILD) $(TSAN_TESTS)
+
 bench: all $(BENCH_BIN)
 	@bench/run.sh $(BUILD)
 
