@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < sizeof(reps) / sizeof(reps[0]); i++)
 				kf_proto_result_decode(buf, size, reps[i], res, &err);
 			if (!kf_proto_setup_decode(buf, size, s, &err)) {
-				/* a step checked against the setup it came with: offsets and slots in range */
+				/* a step checked against the setup it came with */
 				memset(step, 0, sizeof(*step));
 				kf_proto_step_check(step, s, &err);
 			}

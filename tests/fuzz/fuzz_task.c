@@ -1,6 +1,7 @@
-/* libFuzzer target: task.json text through kf_task_parse, the loader's from-memory path (spec/task-format.md).
- * Kernel files are not opened (KF_TASK_NO_FILES), so only the JSON, field and expression checks run; a
- * task that loads is also asked its sizes and work at every shape, as the verifier would. */
+/* libFuzzer target: task.json text through kf_task_parse, the loader's from-memory path
+ * (spec/task-format.md). Kernel files are not opened (KF_TASK_NO_FILES), so only the JSON, field and
+ * expression checks run; a task that loads is also asked its sizes and work at every shape, as the verifier
+ * would. */
 #include <stdint.h>
 #include <stdlib.h>
 
