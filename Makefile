@@ -10,9 +10,14 @@ SAN       ?=
 
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wvla \
             -Wno-format-truncation  # bounded messages truncate on purpose
+# WERROR=1 (CI) turns every warning into an error.
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
 CPPFLAGS := -I. -Icore -I$(CUDA_HOME)/include -D_GNU_SOURCE -MMD -MP
 CFLAGS   := -std=c11 -O2 -g $(WARN) $(SAN)
-CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-exceptions -fno-rtti $(SAN)
+CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter $(filter -Werror,$(WARN)) -fno-exceptions \
+            -fno-rtti $(SAN)
 LDFLAGS  := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(SAN)
 
 # The parent links the Debian libraries; nothing links -lcuda or -lcupti (they are dlopen'ed by the worker).
@@ -63,7 +68,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit bench deps lint check-refs format clean check-links demo
+.PHONY: all test unit bench deps lint check-refs format clean check-links demo fuzz tsan
 all: $(BUILD)/kforge $(BUILD)/kforge-worker
 
 $(BUILD)/libkforge.a: $(LIB_OBJ)
@@ -118,6 +123,41 @@ test:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SAN="$(SANFLAGS)" all unit
 	@$(MAKE) --no-print-directory all
 	@tests/run.sh $(BUILD)/asan
+
+# libFuzzer targets (tests/fuzz/README.md) for the parsers of untrusted input, built with clang-14 under
+# ASan + UBSan into build/fuzz from the modules they need (core, sandbox/common, agent; the embedded data
+# is the plain build's object). `make fuzz` runs each FUZZ_TIME seconds and fails on any finding.
+FUZZ_TIME  ?= 30
+FUZZ_CC    := clang-14
+FUZZ_DIR   := $(BUILD)/fuzz
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_FLAGS := -std=c11 -O1 -g $(filter-out -Wno-format-truncation,$(WARN)) $(FUZZ_SAN)
+FUZZ_LIB   := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CORE_LITE_SRC) $(CORE_SRC) $(COMMON_SRC) $(AGENT_SRC))
+FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libfuzz.a: $(FUZZ_LIB)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libfuzz.a $(BUILD)/obj/gen/embed.o
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -DKF_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< \
+	  $(FUZZ_DIR)/libfuzz.a $(BUILD)/obj/gen/embed.o $(PARENT_LIBS)
+
+fuzz: $(FUZZ_BIN)
+	@tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TIME)
+
+# ThreadSanitizer over the threaded code, built into build/tsan: the unit tests of the verifier, the LLM
+# client (curl multi) and the regex cache, then a sanitized kforge optimize at concurrency 2, which runs the
+# agent's evaluation threads and each verification's shape threads (tests/tsan/run.sh). The worker is the
+# plain build's (another process).
+TSAN_TESTS := test_verifier test_agent_llm test_core_regex
+tsan: all
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" \
+	  $(BUILD)/tsan/kforge $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TESTS))
+	@tests/tsan/run.sh $(BUILD)/tsan $(BUILD) $(TSAN_TESTS)
 
 bench: all $(BENCH_BIN)
 	@bench/run.sh $(BUILD)

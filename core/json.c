@@ -67,7 +67,8 @@ const char *kf_jpath_str(const struct kf_jpath *p)
 	return p->path;
 }
 
-static void jpath_vformat(const struct kf_jpath *p, char *out, size_t n, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+jpath_vformat(const struct kf_jpath *p, char *out, size_t n, const char *fmt, va_list ap)
 {
 	char msg[768];
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -51,7 +51,8 @@ struct kf_err {
  * `return kf_err_set(err, KF_ERR_IO, "cannot open '%s': %s", path, strerror(errno));`. */
 enum kf_status kf_err_set(struct kf_err *err, enum kf_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-enum kf_status kf_err_vset(struct kf_err *err, enum kf_status code, const char *fmt, va_list ap);
+enum kf_status kf_err_vset(struct kf_err *err, enum kf_status code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 /* Prepends "PREFIX: " to err's message (for adding a file name or field path); returns err->code. */
 enum kf_status kf_err_prefix(struct kf_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #if defined(__clang_analyzer__) && !defined(KF_ERR_IMPL)
@@ -93,7 +94,8 @@ enum kf_status kf_buf_add(struct kf_buf *b, const void *data, size_t n);
 enum kf_status kf_buf_adds(struct kf_buf *b, const char *s);
 enum kf_status kf_buf_addch(struct kf_buf *b, char c);
 enum kf_status kf_buf_addf(struct kf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-enum kf_status kf_buf_vaddf(struct kf_buf *b, const char *fmt, va_list ap);
+enum kf_status kf_buf_vaddf(struct kf_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Appends as much as fits under max and marks the cut with "\n[... truncated N bytes]";
  * for logs, where losing the tail is better than losing everything. Never fails but on NOMEM. */
 enum kf_status kf_buf_add_truncated(struct kf_buf *b, const void *data, size_t n);

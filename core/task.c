@@ -1360,14 +1360,13 @@ static char *dir_of(const char *path)
 	return kf_strndup(path, (size_t)(slash - path));
 }
 
-enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *warnings, struct kf_task **out,
-			    struct kf_err *err)
+enum kf_status kf_task_parse(const char *path, const char *text, size_t len, unsigned flags,
+			     struct kf_buf *warnings, struct kf_task **out, struct kf_err *err)
 {
 	static const char *const known[] = {"format",      "name",      "title",      "category",   "level",
 					    "description", "dims",      "shapes",     "fixed_dims", "tensors",
 					    "params",      "reference", "baseline",   "tolerance",  "flops",
 					    "bytes",       "baselines", "constraints"};
-	struct kf_buf raw = KF_BUF_INIT(TASK_MAX_FILE);
 	struct loader L = {.flags = flags, .warnings = warnings, .err = err};
 	cJSON *root = NULL;
 	enum kf_status st;
@@ -1384,10 +1383,14 @@ enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *war
 	}
 	kf_jpath_init(&L.p, path);
 
-	st = kf_json_read_file(path, TASK_MAX_FILE, &root, &raw, err);
+	if (len > TASK_MAX_FILE) {
+		st = kf_err_set(err, KF_ERR_LIMIT, "'%s' is larger than %u bytes", path, TASK_MAX_FILE);
+		goto fail;
+	}
+	st = kf_json_parse(path, text, len, &root, err);
 	if (st)
 		goto fail;
-	kf_sha256_hex(raw.data, raw.len, L.t->hash);
+	kf_sha256_hex(text, len, L.t->hash);
 	if (!cJSON_IsObject(root)) {
 		st = kf_jpath_err(&L.p, err, KF_ERR_INVALID,
 				  "expected a JSON object at the top level, got %s", kf_json_type_name(root));
@@ -1409,12 +1412,24 @@ enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *war
 	    (st = check_baseline_kernels(&L)))
 		goto fail;
 	cJSON_Delete(root);
-	kf_buf_release(&raw);
 	*out = L.t;
 	return KF_OK;
 fail:
 	cJSON_Delete(root);
-	kf_buf_release(&raw);
 	kf_task_free(L.t);
+	return st;
+}
+
+enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *warnings, struct kf_task **out,
+			    struct kf_err *err)
+{
+	struct kf_buf raw = KF_BUF_INIT(TASK_MAX_FILE);
+	enum kf_status st;
+
+	*out = NULL;
+	st = kf_buf_read_file(&raw, path, err);
+	if (!st)
+		st = kf_task_parse(path, raw.data, raw.len, flags, warnings, out, err);
+	kf_buf_release(&raw);
 	return st;
 }

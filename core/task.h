@@ -115,6 +115,10 @@ enum {
  * returns KF_ERR_PARSE (bad JSON), KF_ERR_INVALID (bad field), KF_ERR_NOTFOUND/IO (file). */
 enum kf_status kf_task_load(const char *path, unsigned flags, struct kf_buf *warnings, struct kf_task **out,
 			    struct kf_err *err);
+/* The same for a task file's text already in memory (len bytes, at most 1 MiB): path names it in errors
+ * and its folder resolves the relative kernel paths; the hash is of text. */
+enum kf_status kf_task_parse(const char *path, const char *text, size_t len, unsigned flags,
+			     struct kf_buf *warnings, struct kf_task **out, struct kf_err *err);
 void kf_task_free(struct kf_task *t);
 
 /* Index of a tensor/param/dim by name, or -1. */

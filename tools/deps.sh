@@ -6,6 +6,8 @@ pkgs="build-essential g++ libcurl4-openssl-dev libcjson-dev libsqlite3-dev libpc
 # the cpu sanitizer's build (clang++-14: -fsanitize-coverage=trace-loads,trace-stores); its lines come
 # from binutils (addr2line, readelf), which build-essential brings
 pkgs="$pkgs clang-14"
+# make fuzz and make tsan: libFuzzer and the sanitizer runtimes for clang-14
+pkgs="$pkgs libclang-rt-14-dev"
 # tools the tests drive: the LLM test server (python3), request checks (curl, jq), database checks (sqlite3)
 pkgs="$pkgs python3 curl jq sqlite3"
 pkgs="$pkgs ${KFORGE_EXTRA_PKGS:-}"
