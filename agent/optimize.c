@@ -85,6 +85,7 @@ struct cand {
 	double max_error;
 	char *profile_text; /* correct candidates */
 	double lo, hi;
+	double band; /* the A/A noise band its interval must clear (kf_eval_outcome.noise_band) */
 	bool force_full; /* the last diff against it did not apply: ask for whole files */
 	int edits_unmatched, edits_total;
 	int edit_failures; /* replies to it whose edits did not all apply */
@@ -396,6 +397,7 @@ static enum kf_status record_eval(struct opt *z, struct req *rq, struct kf_kb_ll
 	if (correct) {
 		c->lo = ev->speedup_lo;
 		c->hi = ev->speedup_hi;
+		c->band = ev->noise_band;
 		c->profile_text = feedback_with_baselines(fb->profile_text, ev);
 	}
 
@@ -1063,6 +1065,7 @@ static enum kf_status handle_one(struct opt *z, struct req *rq, struct kf_err *e
 		goto out;
 	}
 	sc.lo = sc.correct ? c->lo : 0;
+	sc.band = c->band;
 	sc.repairable = strcmp(c->verdict, "unsupported") != 0;
 	c->cell = sc.cell;
 	if (kf_search_add(z->search, &sc, true) < 0) {
@@ -1136,7 +1139,8 @@ struct eval_info {
 	char *reason;
 	double speedup;
 	double lo,
-	    hi; /* the speedup interval (of the last timing row: one timing shape per candidate on cpu) */
+	    hi;      /* the speedup interval (of the last timing row: one timing shape per candidate on cpu) */
+	double band; /* ... and its A/A noise band */
 };
 
 struct evals {
@@ -1174,6 +1178,7 @@ static int timing_cb(void *ctx, const struct kf_kb_timing *t)
 			 * in */
 			ev->v[i].lo = t->speedup_ci_lo;
 			ev->v[i].hi = t->speedup_ci_hi;
+			ev->v[i].band = t->noise_band;
 		}
 	return 0;
 }
@@ -1217,7 +1222,9 @@ static int cand_cb(void *ctx, const struct kf_kb_candidate *kc)
 	if (e) {
 		c->lo = e->lo;
 		c->hi = e->hi;
+		c->band = e->band;
 		sc.lo = e->lo;
+		sc.band = e->band;
 		sc.repairable = strcmp(e->verdict, "unsupported") != 0;
 		snprintf(c->verdict, sizeof(c->verdict), "%s", e->verdict);
 		c->reason = kf_strdup(e->reason);
@@ -1570,7 +1577,7 @@ static void fill_result(struct opt *z)
 		r->best_lo = z->cands[z->best].lo;
 		r->best_hi = z->cands[z->best].hi;
 		r->improved = r->best_speedup > 1.0;
-		r->significant = r->best_lo > 1.0;
+		r->significant = r->best_lo > 1.0 + z->cands[z->best].band;
 		struct kf_err e2 = KF_ERR_INIT;
 		if (kf_kb_candidate_vs(z->kb, r->best_candidate_id, r->baselines, KF_ARRAY_SIZE(r->baselines),
 				       &r->n_baselines, &e2))

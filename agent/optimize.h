@@ -61,7 +61,7 @@ struct kf_optimize_result {
 	int64_t run_id;
 	char status[16];           /* "done", "budget", "interrupted", "failed" (as recorded) */
 	bool improved;             /* a verified candidate is faster than the reference */
-	bool significant;          /* ... and its speedup interval's lower bound is above 1 */
+	bool significant;          /* ... and its speedup interval's lower bound is above 1 + its A/A band */
 	int64_t best_candidate_id; /* 0: none verified */
 	double best_speedup, best_lo, best_hi;
 	char clock[8]; /* "gpu" or "cpu": what the speedup was measured with */

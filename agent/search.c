@@ -110,7 +110,7 @@ int64_t kf_search_since_improvement(const struct kf_search *s)
 
 bool kf_search_significant(const struct kf_search_cand *c, double level)
 {
-	return c->correct && c->lo > level;
+	return c->correct && c->lo > level * (1.0 + (c->band > 0 ? c->band : 0));
 }
 
 void kf_search_free(struct kf_search *s)

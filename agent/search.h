@@ -36,6 +36,7 @@ struct kf_search_cand {
 	bool repaired; /* a failed node gets one repair expansion */
 	/* set by the caller with the evaluation */
 	double lo;       /* lower bound of the speedup interval (correct ones; 0 unknown) */
+	double band;     /* the A/A noise band lo must clear (0: none measured) */
 	int strategy;    /* the proposed strategy its lineage follows, -1 none (the pick's strategy) */
 	bool repairable; /* a failure whose feedback can guide a fix (not "unsupported on this backend") */
 };
@@ -88,8 +89,8 @@ void kf_search_reset_patience(struct kf_search *s);
 /* Attempts since the last significant improvement. */
 int64_t kf_search_since_improvement(const struct kf_search *s);
 /* The one definition of a significant improvement: c is correct and its speedup interval lies above
- * level (the point speedup of the last significant best; 1 for the reference). An A/A-calibrated test
- * replaces its body. */
+ * level (the point speedup of the last significant best; 1 for the reference) by more than its A/A noise
+ * band: lo > level x (1 + band) (docs/spec/verification.md). */
 bool kf_search_significant(const struct kf_search_cand *c, double level);
 
 #endif

@@ -31,6 +31,8 @@ static cJSON *ci_json(const struct kf_ci *ci)
 	cJSON_AddNumberToObject(o, "hi", ci->hi);
 	cJSON_AddNumberToObject(o, "level", ci->level);
 	cJSON_AddBoolToObject(o, "significant", kf_ci_significant(ci));
+	if (ci->band > 0)
+		cJSON_AddNumberToObject(o, "noise_band", ci->band);
 	return o;
 }
 
@@ -46,6 +48,11 @@ static cJSON *timed_json(const struct kf_timed *t)
 	cJSON_AddStringToObject(o, "timing_source", t->timing_source);
 	if (t->kernels_seen)
 		cJSON_AddNumberToObject(o, "kernels_seen_per_run", t->kernels_seen);
+	if (t->worker_median_ns > 0) {
+		/* cpu: the parent's clock counts; the worker's own is only shown */
+		cJSON_AddStringToObject(o, "clock_read_by", "parent");
+		cJSON_AddNumberToObject(o, "worker_clock_median_ns", t->worker_median_ns);
+	}
 	return o;
 }
 
@@ -151,6 +158,15 @@ static cJSON *profile_json(const struct kf_eval_outcome *ev)
 		cJSON_AddItemToObject(j, "candidate", timed_json(&s->cand));
 		cJSON_AddItemToObject(j, "reference", timed_json(&s->ref));
 		cJSON_AddItemToObject(j, "speedup", ci_json(&s->speedup));
+		if (s->has_aa) {
+			cJSON *aa = ci_json(&s->aa_ci);
+			cJSON_AddItemToObject(aa, "reference_twin", timed_json(&s->aa));
+			cJSON_AddItemToObject(j, "aa", aa);
+		}
+		cJSON_AddNumberToObject(j, "noise_band", s->noise_band);
+		cJSON_AddNumberToObject(j, "checked_rounds", s->n_checked);
+		if (s->retimed)
+			cJSON_AddItemToObject(j, "retime", ci_json(&s->retime));
 		if (s->has_base) {
 			cJSON_AddItemToObject(j, "baseline", timed_json(&s->base));
 			cJSON_AddItemToObject(j, "speedup_vs_baseline", ci_json(&s->speedup_base));
@@ -212,6 +228,17 @@ static void print_text(const struct kf_eval_outcome *ev)
 		printf("  candidate %s (IQR %s, %zu samples)  reference %s\n", a, c, s->cand.n, b);
 		printf("  speedup %.3fx (95%% CI %.3f-%.3f)%s\n", s->speedup.point, s->speedup.lo,
 		       s->speedup.hi, kf_ci_significant(&s->speedup) ? ", significant" : ", not significant");
+		if (s->has_aa)
+			printf("  A/A: reference vs its twin %.3fx (95%% CI %.3f-%.3f): noise band +-%.1f%% "
+			       "(floor %.0f%%)\n",
+			       s->aa_ci.point, s->aa_ci.lo, s->aa_ci.hi, s->noise_band * 100.0,
+			       (r->clock[0] == 'g' ? 0.02 : 0.03) * 100.0);
+		printf("  %u of %zu timed rounds checked; every launch from fresh inputs and poisoned outputs%s\n",
+		       s->n_checked, s->cand.n, r->clock[0] == 'c' ? "; the parent's clock" : "");
+		if (s->retimed)
+			printf("  re-timed (implausible) in fresh workers in reverse order: %.3fx (95%% CI "
+			       "%.3f-%.3f); the lower of the two is the result\n",
+			       s->retime.point, s->retime.lo, s->retime.hi);
 		print_shape_baselines(timing_of(ev, i));
 		if (!s->outputs_ok)
 			printf("  TIMED OUTPUTS WRONG: %s\n", s->recheck_detail);

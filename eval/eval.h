@@ -66,8 +66,9 @@ struct kf_eval_timing {
 	double median_ns, iqr_ns; /* the candidate's */
 	struct kf_ci median_ci;   /* 95% bootstrap interval of the candidate's median, in ns */
 	double ref_median_ns;     /* the task's reference kernel, timed interleaved */
-	struct kf_ci speedup;     /* reference / candidate with its bootstrap interval */
-	bool significant;         /* the interval says the candidate is faster */
+	struct kf_ci speedup;     /* reference / candidate with its bootstrap interval; .band: the A/A band */
+	struct kf_ci aa;          /* the A/A run: reference / its twin (zero: none) */
+	bool significant;         /* the interval clears 1 + the band: the candidate is faster */
 	size_t n_baselines;       /* the task's baselines verified and timed at this shape: */
 	struct kf_eval_baseline_time {
 		const char *name;     /* "baseline.cu", "cublas.gemm" (the outcome's copy, see baselines) */
@@ -117,7 +118,8 @@ struct kf_eval_outcome {
 	struct kf_eval_timing *timings;
 	double speedup; /* geometric mean over the timed shapes; 0 when not timed */
 	double speedup_lo,
-	    speedup_hi; /* geometric means of the per-shape interval bounds (an approximation) */
+	    speedup_hi;    /* geometric means of the per-shape interval bounds (an approximation) */
+	double noise_band; /* the widest A/A noise band of its timed shapes: speedup_lo must clear 1 + it */
 	/* what became of each of the task's baselines (timed, unavailable with the reason, rejected with the
 	 * verdict, ...): the candidate's own profile's, or the baselines_once profile's when chained */
 	size_t n_baselines;

@@ -78,7 +78,10 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 					      .ref_median_ms = x->ref_median_ns / 1e6,
 					      .speedup = x->speedup.point,
 					      .speedup_ci_lo = x->speedup.lo,
-					      .speedup_ci_hi = x->speedup.hi};
+					      .speedup_ci_hi = x->speedup.hi,
+					      .noise_band = x->speedup.band,
+					      .aa_lo = x->aa.lo,
+					      .aa_hi = x->aa.hi};
 		tm[i].n_baselines = timing_baselines(o, x, bl[i]);
 		tm[i].baselines = bl[i];
 	}

@@ -287,6 +287,13 @@ struct cJSON *kf_kb_timing_json(const struct kf_kb_timing *t)
 		add_num(o, "speedup_ci_lo", t->speedup_ci_lo);
 		add_num(o, "speedup_ci_hi", t->speedup_ci_hi);
 		add_num(o, "created_at", t->created_at);
+		/* schema 5: left out when zero, so older exports read back byte for byte */
+		if (t->noise_band > 0)
+			add_num(o, "noise_band", t->noise_band);
+		if (t->aa_lo > 0 || t->aa_hi > 0) {
+			add_num(o, "aa_lo", t->aa_lo);
+			add_num(o, "aa_hi", t->aa_hi);
+		}
 		/* schema 4: left out when there are none, so older exports read back byte for byte */
 		cJSON *bl = t->n_baselines ? cJSON_AddArrayToObject(o, "baselines") : NULL;
 		for (size_t i = 0; bl && i < t->n_baselines; i++) {
@@ -862,8 +869,9 @@ static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_
 {
 	static const char ins[] =
 	    "INSERT INTO timings (candidate_id, evaluation_id, shape, clock, n_samples, median_ms, iqr_ms, "
-	    "ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	    "ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at, "
+	    "noise_band, aa_lo, aa_hi) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 	bool skip, eskip;
 	int64_t cand = map_get(im, MAP_CAND, jint(o, "candidate_id"), &skip);
 	int64_t ev = map_get(im, MAP_EVAL, jint(o, "evaluation_id"), &eskip);
@@ -895,6 +903,9 @@ static enum kf_status imp_timing(struct importer *im, const cJSON *o, struct kf_
 	sqlite3_bind_double(st, 12, jnum0(o, "speedup_ci_lo"));
 	sqlite3_bind_double(st, 13, jnum0(o, "speedup_ci_hi"));
 	sqlite3_bind_double(st, 14, jnum0(o, "created_at"));
+	sqlite3_bind_double(st, 15, jnum0(o, "noise_band"));
+	sqlite3_bind_double(st, 16, jnum0(o, "aa_lo"));
+	sqlite3_bind_double(st, 17, jnum0(o, "aa_hi"));
 	rc = sqlite3_step(st);
 	kb_done(st);
 	free(shape);

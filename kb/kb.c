@@ -24,6 +24,7 @@ static const char *const migrations[] = {
     "kb/sql/002-wins-fts.sql",
     "kb/sql/003-calls-lessons.sql",
     "kb/sql/004-timing-baselines.sql",
+    "kb/sql/005-noise-band.sql",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == KF_KB_SCHEMA_VERSION,
 	       "one migration file per schema version");
@@ -731,8 +732,9 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 	static const char ins_timing[] =
 	    "INSERT INTO timings (candidate_id, evaluation_id, shape, clock, n_samples, median_ms, iqr_ms, "
-	    "ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	    "ci_lo_ms, ci_hi_ms, ref_median_ms, speedup, speedup_ci_lo, speedup_ci_hi, created_at, "
+	    "noise_band, aa_lo, aa_hi) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 	/* A later evaluation must beat the win strictly, so the first of equals keeps it. */
 	static const char win[] =
 	    "INSERT INTO wins (task_id, arch, dtype, candidate_id, evaluation_id, speedup, updated_at) "
@@ -803,6 +805,9 @@ enum kf_status kb_insert_eval(struct kf_kb *kb, const struct kf_kb_eval *e,
 		sqlite3_bind_double(st, 12, t->speedup_ci_lo);
 		sqlite3_bind_double(st, 13, t->speedup_ci_hi);
 		sqlite3_bind_double(st, 14, t->created_at > 0 ? t->created_at : at);
+		sqlite3_bind_double(st, 15, isfinite(t->noise_band) && t->noise_band > 0 ? t->noise_band : 0);
+		sqlite3_bind_double(st, 16, isfinite(t->aa_lo) ? t->aa_lo : 0);
+		sqlite3_bind_double(st, 17, isfinite(t->aa_hi) ? t->aa_hi : 0);
 		if ((s = step_done(kb, st, "cannot record a timing", err)))
 			return s;
 		if (t->n_baselines && (s = kb_insert_timing_baselines(kb, sqlite3_last_insert_rowid(kb->db),
@@ -1218,7 +1223,8 @@ enum kf_status kf_kb_evals_each(struct kf_kb *kb, int64_t run_id, int64_t candid
 
 #define TIMING_COLS                                                                                          \
 	"t.id, t.candidate_id, t.evaluation_id, t.shape, t.clock, t.n_samples, t.median_ms, t.iqr_ms, "      \
-	"t.ci_lo_ms, t.ci_hi_ms, t.ref_median_ms, t.speedup, t.speedup_ci_lo, t.speedup_ci_hi, t.created_at"
+	"t.ci_lo_ms, t.ci_hi_ms, t.ref_median_ms, t.speedup, t.speedup_ci_lo, t.speedup_ci_hi, t.created_at, " \
+	"t.noise_band, t.aa_lo, t.aa_hi"
 static void timing_row(sqlite3_stmt *st, struct kf_kb_timing *t)
 {
 	t->id = sqlite3_column_int64(st, 0);
@@ -1236,6 +1242,9 @@ static void timing_row(sqlite3_stmt *st, struct kf_kb_timing *t)
 	t->speedup_ci_lo = sqlite3_column_double(st, 12);
 	t->speedup_ci_hi = sqlite3_column_double(st, 13);
 	t->created_at = sqlite3_column_double(st, 14);
+	t->noise_band = sqlite3_column_double(st, 15);
+	t->aa_lo = sqlite3_column_double(st, 16);
+	t->aa_hi = sqlite3_column_double(st, 17);
 }
 
 enum kf_status kf_kb_timings_each(struct kf_kb *kb, int64_t run_id, int64_t candidate_id, kf_kb_timing_fn fn,

@@ -11,7 +11,7 @@
 #include "kf.h"
 
 /* The schema version this build writes; older files are migrated forward on a read-write open. */
-#define KF_KB_SCHEMA_VERSION 4
+#define KF_KB_SCHEMA_VERSION 5
 
 struct kf_kb;
 
@@ -179,6 +179,9 @@ struct kf_kb_timing {
 	double ref_median_ms;      /* the reference's median, timed interleaved */
 	double speedup, speedup_ci_lo, speedup_ci_hi; /* reference / candidate and its 95% interval */
 	double created_at;
+	/* schema 5 (kb/sql/005-noise-band.sql): the A/A run's interval (reference / its twin; 0 0: none) and
+	 * the noise band a significant speedup's lower bound clears (0: rows before version 5) */
+	double noise_band, aa_lo, aa_hi;
 	/* schema 4 (kb/sql/004-timing-baselines.sql): every baseline of the task at this timing, in its
 	 * order (n_baselines at most KF_KB_MAX_TIMING_BASELINES) */
 	size_t n_baselines;

@@ -42,6 +42,7 @@ struct kf_ci {
 	double point;  /* median(ref) / median(cand) on the samples themselves */
 	double lo, hi; /* percentile-bootstrap interval at level */
 	double level;
+	double band; /* the A/A noise band the interval must clear to be significant (0: none measured) */
 };
 
 /* Speedup = median(ref) / median(cand) (times: larger means the candidate is faster), with a
@@ -69,8 +70,9 @@ enum kf_status kf_boot_ratio_product(const double *a_num, const double *a_den, s
 				     const double *b_num, const double *b_den, size_t n_b, size_t n_b_den,
 				     const struct kf_boot_opts *opts, struct kf_ci *out, struct kf_err *err);
 
-/* True when the interval says the candidate is faster: its lower bound is above 1 (docs/spec/verification.md,
- * "When a speedup is significant": the A/A noise band is not implemented yet). */
+/* True when the interval says the candidate is faster: its lower bound is above 1 + band, the noise band an
+ * A/A run measured for this task, backend and shape (docs/spec/verification.md, "When a speedup is
+ * significant"). */
 bool kf_ci_significant(const struct kf_ci *ci);
 
 /* ---- stopping rule for a timing loop ------------------------------------------------------ */

@@ -290,7 +290,7 @@ enum kf_status kf_boot_median(const double *x, size_t n, const struct kf_boot_op
 
 bool kf_ci_significant(const struct kf_ci *ci)
 {
-	return ci->lo > 1.0;
+	return ci->lo > 1.0 + (ci->band > 0 ? ci->band : 0);
 }
 
 /* ---- stopping rule -------------------------------------------------------------------------- */

@@ -33,18 +33,27 @@ struct kf_timed {
 	size_t n;
 	double samples[KF_PROFILE_MAX_SAMPLES];
 	char timing_source[16];
-	uint32_t kernels_seen; /* per run, from CUPTI; 0 when unknown */
+	uint32_t kernels_seen;   /* per run, from CUPTI; 0 when unknown */
+	double worker_median_ns; /* candidate, cpu: the worker's own clock, reported beside, never used */
 };
 
 struct kf_profile_shape {
 	struct kf_shape shape;
 	bool is_timing_shape; /* false: the cpu backend timed the largest public shape instead */
 	struct kf_timed cand, ref, base;
+	struct kf_timed aa; /* the reference's twin, timed in its own worker beside it (the A/A run) */
 	bool has_base;
-	struct kf_ci speedup;      /* reference / candidate */
+	struct kf_ci speedup;      /* reference / candidate; .band is noise_band */
+	bool has_aa;
+	struct kf_ci aa_ci;        /* reference / its twin: what "no difference" measures here */
+	double noise_band;         /* max(floor, how far aa_ci strays from 1): docs/spec/verification.md */
+	uint32_t n_checked;        /* timed rounds whose outputs were checked */
+	bool retimed;              /* implausible: timed again in fresh workers, order reversed */
+	struct kf_ci retime;       /* the other of the two speedups (speedup is the less favourable) */
 	struct kf_ci speedup_base; /* baseline / candidate: the first timed baseline (bases[] has them all) */
 	enum kf_stop_reason stop;
-	bool outputs_ok; /* every timed launch's output matched the reference's */
+	bool outputs_ok; /* every checked timed launch matched the reference, and the candidate's worker
+			    was quiescent between its steps; false: the verdict stateful (recheck_detail) */
 	char recheck_detail[400];
 	bool has_roof;
 	struct kf_roofline roof;

@@ -411,14 +411,15 @@ static void check_timing(struct kf_regress_run *r, size_t idx, const struct kf_t
 	kf_json_add_number(c->extra, "speedup_vs_reference", s->speedup.point);
 	kf_json_add_number(c->extra, "speedup_vs_reference_lo", s->speedup.lo);
 	kf_json_add_number(c->extra, "speedup_vs_reference_hi", s->speedup.hi);
+	kf_json_add_number(c->extra, "noise_band", s->noise_band); /* the A/A band of this run */
+	if (s->has_aa) {
+		kf_json_add_number(c->extra, "aa_lo", s->aa_ci.lo);
+		kf_json_add_number(c->extra, "aa_hi", s->aa_ci.hi);
+	}
 	kf_format_ns(s->cand.stats.median, a, sizeof(a));
 	if (ev->stage == KF_EVAL_STAGE_RECHECK) {
-		const struct kf_profile_shape *bad = s;
-		for (size_t i = 0; i < pr->n_shapes && bad->outputs_ok; i++)
-			bad = &pr->shapes[i];
 		c->status = KF_JUNIT_FAIL;
-		snprintf(c->message, sizeof(c->message),
-			 "wrong_output: the outputs of timed launches differ: %s", bad->recheck_detail);
+		snprintf(c->message, sizeof(c->message), "%s: %s", kf_verdict_name(ev->verdict), ev->reason);
 		goto out;
 	}
 	if (ev->stage == KF_EVAL_STAGE_STRICT) {

@@ -26,6 +26,7 @@ struct kf_bench_task {
 	bool correct;   /* verified: status "pass" */
 	double speedup; /* reference time / kernel time (geomean of timing shapes); 0 when not correct */
 	double lo, hi;  /* the speedup interval: lowest lower bound, highest upper bound over timing shapes */
+	double band;    /* the widest A/A noise band of those shapes (0: none recorded): lo must clear it */
 	char clock[16]; /* "cpu", "cupti", "cuda_event"; "" when not timed */
 	int64_t run_id; /* 0: no run recorded */
 	char strategy[16]; /* "bench" for --from-dir evaluations, else the search's */

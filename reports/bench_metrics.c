@@ -26,7 +26,7 @@ double kf_bench_fast_p(const struct kf_bench_task *t, size_t n, double p, bool s
 	if (!n)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (t[i].correct && t[i].speedup > p && (!significant || t[i].lo > p))
+		if (t[i].correct && t[i].speedup > p && (!significant || t[i].lo > p * (1.0 + t[i].band)))
 			k++;
 	return (double)k / (double)n;
 }
@@ -175,7 +175,7 @@ struct from_run {
 	int64_t *cand; /* candidate ids in recording order */
 	size_t n_cand, cap_cand;
 	bool oom;
-	double lo, hi;
+	double lo, hi, band;
 	bool any_timing;
 };
 
@@ -265,6 +265,8 @@ static int on_timing(void *ctx, const struct kf_kb_timing *t)
 		x->lo = t->speedup_ci_lo;
 	if (!x->any_timing || t->speedup_ci_hi > x->hi)
 		x->hi = t->speedup_ci_hi;
+	if (t->noise_band > x->band)
+		x->band = t->noise_band;
 	x->any_timing = true;
 	snprintf(x->out->clock, sizeof(x->out->clock), "%s", t->clock ? t->clock : "");
 	return 0;
@@ -389,6 +391,7 @@ enum kf_status kf_bench_task_from_run(struct kf_kb *kb, int64_t run_id, struct k
 			goto out;
 		out->lo = x.any_timing ? x.lo : 0;
 		out->hi = x.any_timing ? x.hi : 0;
+		out->band = x.any_timing ? x.band : 0;
 		if ((st = base_from(kb, best, out, err)))
 			goto out;
 	} else if (pass) {

@@ -51,7 +51,7 @@ struct cmp_run {
 	size_t n_calls, cap_calls;
 	int64_t n_failed, n_unusable, n_verified;
 	int64_t best_id;
-	double best, lo, hi;
+	double best, lo, hi, band;
 	char clock[16];
 	int64_t best_call; /* the call number of the best candidate, 0: none */
 	double *px, *py;
@@ -153,6 +153,8 @@ static int on_timing(void *ctx, const struct kf_kb_timing *t)
 		x->lo = t->speedup_ci_lo;
 	if (t->speedup_ci_hi > x->hi)
 		x->hi = t->speedup_ci_hi;
+	if (t->noise_band > x->band)
+		x->band = t->noise_band;
 	return 0;
 }
 
@@ -420,9 +422,9 @@ static enum kf_status render_html(const struct cmp_run *r, size_t n, const struc
 					  x->lo,
 					  x->hi,
 					  !x->best_id              ? KF_BAR_MISSING
-					  : x->lo > 1              ? KF_BAR_GOOD
-					  : x->hi > 0 && x->hi < 1 ? KF_BAR_BAD
-								   : KF_BAR_NORMAL};
+					  : x->lo > 1 + x->band    ? KF_BAR_GOOD
+					  : x->hi > 0 && x->hi < 1 - x->band ? KF_BAR_BAD
+									     : KF_BAR_NORMAL};
 	}
 	KF_BUF_ADDF(st, b, "</table>\n<h2>Progress per LLM call</h2>\n");
 	{

@@ -49,6 +49,7 @@ struct rr_timing {
 	char clock[16];
 	int n_samples;
 	double median_ms, ref_median_ms, speedup, lo, hi;
+	double band; /* its A/A noise band (0: none recorded) */
 };
 
 /* What went wrong with the run's LLM calls: one row per (outcome, kind), counted, with the first reason. */
@@ -276,6 +277,7 @@ static int on_timing(void *ctx, const struct kf_kb_timing *t)
 	d->speedup = t->speedup;
 	d->lo = t->speedup_ci_lo;
 	d->hi = t->speedup_ci_hi;
+	d->band = t->noise_band;
 	return 0;
 }
 
@@ -346,8 +348,9 @@ struct rr_facts {
 	bool cpu_clock;    /* any timing of the best was a CPU time */
 	const char *clock; /* "cpu", "cupti", "cuda_event", or "" */
 	bool improved;     /* a verified candidate is faster than the reference */
-	bool significant;  /* ... with every timing shape's interval above 1 */
+	bool significant;  /* ... with every timing shape's interval above 1 + its A/A noise band */
 	double lo, hi;     /* over the timing shapes: lowest lower bound, highest upper bound */
+	double band;       /* the widest A/A noise band of those shapes */
 	int64_t n_verified;
 	double elapsed_s;
 	size_t verdict_n[32];
@@ -370,13 +373,15 @@ static void facts_make(const struct rr *x, struct rr_facts *f)
 			f->lo = x->t[i].lo;
 		if (x->t[i].hi > f->hi)
 			f->hi = x->t[i].hi;
+		if (x->t[i].band > f->band)
+			f->band = x->t[i].band;
 	}
 	if (!x->n_t)
 		f->lo = f->hi = 0;
 	if (!f->clock[0] && !strcmp(x->backend, "cpu"))
 		f->clock = "cpu", f->cpu_clock = true;
 	f->improved = x->best_id && x->best_speedup > 1.0;
-	f->significant = f->improved && x->n_t > 0 && f->lo > 1.0;
+	f->significant = f->improved && x->n_t > 0 && f->lo > 1.0 + f->band;
 	for (size_t i = 0; i < x->n; i++) {
 		const char *v = verdict_text(&x->c[i]);
 		if (!x->c[i].evaluated && !strcmp(x->c[i].edit_kind, "reference"))
@@ -985,7 +990,9 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 				    true,
 				    x->t[i].lo,
 				    x->t[i].hi,
-				    x->t[i].lo > 1 ? KF_BAR_GOOD : x->t[i].hi < 1 ? KF_BAR_BAD : KF_BAR_NORMAL};
+				    x->t[i].lo > 1 + x->t[i].band   ? KF_BAR_GOOD
+				    : x->t[i].hi < 1 - x->t[i].band ? KF_BAR_BAD
+								    : KF_BAR_NORMAL};
 			}
 			struct kf_chart_opts o = {
 			    .title = f->cpu_clock ? "Speedup per timing shape, 95% interval (CPU times)"

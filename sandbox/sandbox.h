@@ -319,7 +319,7 @@ enum {
 struct kf_step {
 	uint32_t flags;
 	uint32_t slot;                   /* allocation slot 0..KF_MAX_SLOTS-1 */
-	uint32_t reps;                   /* launches of the whole plan (>= 1) */
+	uint32_t reps;                   /* runs of the whole plan (>= 1 when TIME; 0: prepare or read back) */
 	uint32_t poison;                 /* 32-bit fill pattern for outputs/scratch */
 	uint32_t canary;                 /* 32-bit fill pattern for guards */
 	int timeout_ms;                  /* for the whole step; the worker is killed past it */
@@ -360,6 +360,11 @@ const struct kf_device_info *kf_session_device(const struct kf_session *s);
  * protocol broke; a worker that dies or hangs becomes res->status CRASH/TIMEOUT, never a crash here. */
 enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step, struct kf_step_result *res,
 			       struct kf_err *err);
+/* What the worker is using now, read by the parent from /proc (not from the worker): the CPU time of all
+ * its threads so far (ns, from each thread's schedstat) and its thread count. Between two steps a
+ * quiescent worker's CPU time barely moves (the timing protocol checks it). KF_ERR_IO when /proc cannot
+ * say (the worker gone, /proc hidden). */
+enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err);
 /* Ends the worker (kills its process group if needed); ru (may be NULL) gets its rusage. NULL ok. */
 void kf_session_end(struct kf_session *s, struct rusage *ru);
 /* What the worker wrote to its stdout and stderr so far (at most 64 KiB; sanitizer reports land here).

@@ -2,6 +2,7 @@
  * plan, drive it step by step over a SOCK_SEQPACKET socket (sandbox/common/proto.h) and share an arena
  * (a sealed memfd) for inputs and outputs. Every wait has a deadline and every reply is hostile: a
  * worker that hangs, dies or lies becomes a TIMEOUT/CRASH/RUNTIME result, never a crash of kforge. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1076,6 +1077,47 @@ local_failure:
 	reap(s, 0);
 	dead_result(res, KF_ERR_CRASH, e.msg);
 	return kf_err_set(err, st, "%s", e.msg);
+}
+
+enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err)
+{
+	char path[64];
+	DIR *d;
+	const struct dirent *e;
+
+	*cpu_ns = 0;
+	*threads = 0;
+	if (!s || s->dead || s->pid <= 0)
+		return kf_err_set(err, KF_ERR_IO, "the worker is not running");
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	d = opendir(path);
+	if (!d)
+		return kf_err_set(err, KF_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+	while ((e = readdir(d))) {
+		char f[96], line[128];
+		unsigned long long run = 0;
+		FILE *fp;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(f, sizeof(f), "%s/%.20s/schedstat", path, e->d_name);
+		fp = fopen(f, "re");
+		if (!fp)
+			continue; /* a thread that just ended */
+		/* "RUN_NS WAIT_NS SLICES": the first field is the time on a CPU */
+		if (fgets(line, sizeof(line), fp)) {
+			char *end = NULL;
+			run = strtoull(line, &end, 10);
+			if (end == line)
+				run = 0;
+		}
+		fclose(fp);
+		*cpu_ns += run;
+		(*threads)++;
+	}
+	closedir(d);
+	if (!*threads)
+		return kf_err_set(err, KF_ERR_IO, "%s lists no thread", path);
+	return KF_OK;
 }
 
 enum kf_status kf_device_probe(enum kf_backend_kind b, const char *worker_path, struct kf_device_info *info,

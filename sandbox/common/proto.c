@@ -478,9 +478,10 @@ enum kf_status kf_proto_step_decode(const void *buf, size_t n, struct kf_step *s
 		return kf_err_set(err, KF_ERR_PARSE, "step: unknown flags 0x%x", (unsigned)w.flags);
 	if (w.slot >= KF_MAX_SLOTS)
 		return kf_err_set(err, KF_ERR_PARSE, "step: slot %u of %d", (unsigned)w.slot, KF_MAX_SLOTS);
-	if (w.reps == 0 || w.reps > KF_MAX_REPS)
-		return kf_err_set(err, KF_ERR_PARSE, "step: %u reps, expected 1..%d", (unsigned)w.reps,
-				  KF_MAX_REPS);
+	/* 0 reps: a step that only prepares (poison, copy in) or reads back; a timed step runs the plan */
+	if ((w.reps == 0 && (w.flags & KF_STEP_TIME)) || w.reps > KF_MAX_REPS)
+		return kf_err_set(err, KF_ERR_PARSE, "step: %u reps, expected %d..%d", (unsigned)w.reps,
+				  w.flags & KF_STEP_TIME ? 1 : 0, KF_MAX_REPS);
 	memset(st, 0, sizeof(*st));
 	st->flags = w.flags;
 	st->slot = w.slot;
@@ -506,9 +507,9 @@ enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_pro
 	if (st->slot >= KF_MAX_SLOTS)
 		return kf_err_set(err, KF_ERR_RANGE, "step slot %u is out of range 0..%d", (unsigned)st->slot,
 				  KF_MAX_SLOTS - 1);
-	if (st->reps == 0 || st->reps > KF_MAX_REPS)
-		return kf_err_set(err, KF_ERR_RANGE, "step reps %u is out of range 1..%d", (unsigned)st->reps,
-				  KF_MAX_REPS);
+	if ((st->reps == 0 && (st->flags & KF_STEP_TIME)) || st->reps > KF_MAX_REPS)
+		return kf_err_set(err, KF_ERR_RANGE, "step reps %u is out of range %d..%d", (unsigned)st->reps,
+				  st->flags & KF_STEP_TIME ? 1 : 0, KF_MAX_REPS);
 	/* Offsets of buffers the plan does not have are never read. */
 	for (uint32_t i = 0; i < s->n_buffers && i < KF_MAX_BUFFERS; i++) {
 		uint64_t nb = s->buffers[i].n_bytes, ob = kf_proto_out_bytes(nb, s->guard_bytes);

@@ -290,6 +290,12 @@ static void test_patience(void)
 	struct kf_search_cand real = mk(1, true, 3.0, 0, 0);
 	real.lo = 2.5;
 	CHECK(kf_search_significant(&real, 2.0));
+	/* with the A/A band: the lower bound must clear the best by the band, 2.0 x 1.3 = 2.6 here */
+	real.band = 0.3;
+	CHECK(!kf_search_significant(&real, 2.0));
+	real.band = 0.2;
+	CHECK(kf_search_significant(&real, 2.0));
+	real.band = 0;
 	kf_search_add(s, &real, true);
 	CHECK(!kf_search_stagnant(s));
 	kf_search_reset_patience(s);

@@ -134,7 +134,7 @@ static void test_recheck_catches_late_change(void)
 	if (!r)
 		return;
 	CHECK_EQ_INT(r->verify->status, KF_VERDICT_PASS);
-	CHECK_EQ_INT(r->verdict, KF_VERDICT_WRONG_OUTPUT);
+	CHECK_EQ_INT(r->verdict, KF_VERDICT_STATEFUL); /* docs/spec/verification.md, check 9 */
 	CHECK_EQ_INT(r->stage, KF_EVAL_STAGE_RECHECK);
 	CHECK_CONTAINS(r->reason, "outputs of timed launches were wrong");
 	CHECK(r->profile && !r->profile->timed_outputs_ok);

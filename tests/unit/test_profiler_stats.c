@@ -265,6 +265,23 @@ static void test_stop_rule(void)
 	CHECK_STR(kf_stop_reason_name(KF_STOP_CONVERGED), "converged");
 }
 
-KF_TEST_MAIN(TEST(test_quantiles_exact), TEST(test_stats_rejects), TEST(test_median_matches_sort),
+/* The calibrated rule (docs/spec/verification.md): the lower bound must clear 1 + the A/A band; with no
+ * band measured (0, rows before schema 5) it is the plain "lower bound above 1". */
+static void test_significant_clears_band(void)
+{
+	struct kf_ci ci = {1.05, 1.02, 1.08, 0.95, 0.0};
+	CHECK(kf_ci_significant(&ci));
+	ci.band = 0.03; /* the cpu floor: 1.02 is inside the noise */
+	CHECK(!kf_ci_significant(&ci));
+	ci.lo = 1.031;
+	CHECK(kf_ci_significant(&ci));
+	ci.band = 0.10; /* a noisy machine's band */
+	CHECK(!kf_ci_significant(&ci));
+	ci.band = -1; /* nonsense is no band, never a looser rule */
+	ci.lo = 0.99;
+	CHECK(!kf_ci_significant(&ci));
+}
+
+KF_TEST_MAIN(TEST(test_significant_clears_band), TEST(test_quantiles_exact), TEST(test_stats_rejects), TEST(test_median_matches_sort),
 	     TEST(test_rng_deterministic), TEST(test_boot_constant_and_errors), TEST(test_boot_deterministic),
 	     TEST(test_boot_coverage), TEST(test_boot_speed), TEST(test_stop_rule))

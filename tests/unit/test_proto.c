@@ -310,8 +310,14 @@ static void step_roundtrip_and_check(void)
 	w->slot = KF_MAX_SLOTS;
 	CHECK_EQ_INT(kf_proto_step_decode(buf, n, &d, &err), KF_ERR_PARSE);
 	w->slot = 0;
-	w->reps = 0;
+	w->reps = 0; /* a timed step runs the plan at least once */
 	CHECK_EQ_INT(kf_proto_step_decode(buf, n, &d, &err), KF_ERR_PARSE);
+	w->flags &= ~(uint32_t)KF_STEP_TIME; /* an untimed one may only prepare or read back */
+	CHECK_EQ_INT(kf_proto_step_decode(buf, n, &d, &err), KF_OK);
+	CHECK_EQ_INT(kf_proto_step_check(&d, &s, &err), KF_OK);
+	d.flags |= KF_STEP_TIME;
+	CHECK_EQ_INT(kf_proto_step_check(&d, &s, &err), KF_ERR_RANGE);
+	w->flags |= KF_STEP_TIME;
 	w->reps = KF_MAX_REPS + 1;
 	CHECK_EQ_INT(kf_proto_step_decode(buf, n, &d, &err), KF_ERR_PARSE);
 	w->reps = 1;

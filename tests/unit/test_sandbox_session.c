@@ -380,11 +380,26 @@ static void vector_add_steps(void)
 	st.out_off[2] = (int64_t)(2 * nb + 2 * ob - ob + 1);
 	CHECK_EQ_INT(kf_session_step(s, &st, &r4, &err), KF_ERR_RANGE);
 	CHECK_CONTAINS(err.msg, "arena");
-	step_init(&st, 0, 0, 0);
+	step_init(&st, KF_STEP_TIME, 0, 0); /* a timed step runs the plan at least once */
 	CHECK_EQ_INT(kf_session_step(s, &st, &r4, &err), KF_ERR_RANGE);
+	/* an untimed one of 0 reps only prepares: poison, copy in; no launch, no time */
+	step_init(&st, KF_STEP_POISON | KF_STEP_COPY_IN, 0, 0);
+	CHECK_EQ_INT(kf_session_step(s, &st, &r4, &err), KF_OK);
+	CHECKF(r4.status == KF_OK && r4.n_times == 0, "%s", r4.msg);
 	step_init(&st, 0, 0, 1);
 	CHECK_EQ_INT(kf_session_step(s, &st, &r4, &err), KF_OK);
 	CHECKF(r4.status == KF_OK, "%s", r4.msg);
+	{
+		/* what the parent reads of the worker from /proc: it has run, and it is idle now */
+		uint64_t c0 = 0, c1 = 0;
+		int th0 = 0, th1 = 0;
+		CHECK_EQ_INT(kf_session_usage(s, &c0, &th0, &err), KF_OK);
+		CHECK(c0 > 0 && th0 >= 1);
+		usleep(100000);
+		CHECK_EQ_INT(kf_session_usage(s, &c1, &th1, &err), KF_OK);
+		CHECKF(c1 - c0 < 20000000, "an idle worker used %.1f ms in 100 ms", (double)(c1 - c0) / 1e6);
+		CHECK_EQ_INT(th1, th0);
+	}
 
 	memset(&ru, 0, sizeof(ru));
 	kf_session_end(s, &ru);
