@@ -1540,7 +1540,8 @@ static void write_best(struct opt *z)
 	struct kf_err e2 = KF_ERR_INIT;
 
 	snprintf(path, sizeof(path), "%s/best.cu", z->o->out_dir);
-	if (z->best > 0) {
+	/* only a significant win is a winner (or what --keep-best asks for) */
+	if (z->best > 0 && (z->o->keep_best || z->cands[z->best].lo > 1.0 + z->cands[z->best].band)) {
 		const char *src = z->cands[z->best].source;
 		if (!kf_write_file_atomic(path, src, strlen(src), &e2))
 			snprintf(res->best_path, sizeof(res->best_path), "%s", path);
@@ -1576,8 +1577,9 @@ static void fill_result(struct opt *z)
 		r->best_speedup = kf_search_at(z->search, (size_t)z->best)->speedup;
 		r->best_lo = z->cands[z->best].lo;
 		r->best_hi = z->cands[z->best].hi;
-		r->improved = r->best_speedup > 1.0;
 		r->significant = r->best_lo > 1.0 + z->cands[z->best].band;
+		r->improved = r->best_speedup > 1.0 && r->significant; /* a win is a significant one */
+		r->best_band = z->cands[z->best].band;
 		struct kf_err e2 = KF_ERR_INIT;
 		if (kf_kb_candidate_vs(z->kb, r->best_candidate_id, r->baselines, KF_ARRAY_SIZE(r->baselines),
 				       &r->n_baselines, &e2))

@@ -52,6 +52,8 @@ struct kf_optimize_opts {
 	int64_t resume_run;  /* > 0: continue this run from the knowledge base */
 	bool no_strategies;  /* skip the strategy call (it is made when the budget is >= 8) */
 	bool no_preflight;   /* skip the model check before the first request */
+	bool keep_best;      /* write best.cu for the best verified candidate even when it is not
+				significantly faster than the reference (default: only a significant win) */
 	kf_optimize_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
 	const char *worker_path; /* NULL: default */
@@ -60,8 +62,9 @@ struct kf_optimize_opts {
 struct kf_optimize_result {
 	int64_t run_id;
 	char status[16];           /* "done", "budget", "interrupted", "failed" (as recorded) */
-	bool improved;             /* a verified candidate is faster than the reference */
-	bool significant;          /* ... and its speedup interval's lower bound is above 1 + its A/A band */
+	bool improved;             /* a verified candidate is significantly faster than the reference */
+	bool significant;          /* its speedup interval's lower bound is above 1 + its A/A band */
+	double best_band;          /* that band */
 	int64_t best_candidate_id; /* 0: none verified */
 	double best_speedup, best_lo, best_hi;
 	char clock[8]; /* "gpu" or "cpu": what the speedup was measured with */

@@ -21,7 +21,14 @@ int kf_cli_backend_select(const char *cmd, const char *flag, enum kf_backend_kin
 			*out = KF_BACKEND_CUDA;
 			return 0;
 		}
-		fprintf(stderr, "note: no usable GPU (%s); using the cpu backend\n", err.msg);
+		{
+			/* the short reason ("no CUDA driver"); the whole story is `kforge doctor`'s */
+			const char *why = strstr(err.msg, "unavailable: ");
+			why = why ? why + 13 : err.msg;
+			const char *end = strstr(why, ": ");
+			fprintf(stderr, "note: no usable GPU (%.*s); using the cpu backend\n",
+				(int)(end ? (size_t)(end - why) : strlen(why)), why);
+		}
 		*out = KF_BACKEND_CPU;
 		memset(info, 0, sizeof(*info));
 		snprintf(info->backend, sizeof(info->backend), "cpu");

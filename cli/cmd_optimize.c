@@ -53,6 +53,8 @@ static const char help[] =
     "  --resume RUN          continue an interrupted (or finished) run from the knowledge base\n"
     "  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
     "  --json                print only a JSON summary\n"
+    "  --keep-best           write best.cu for the best verified candidate even when it is not\n"
+    "                        significantly faster (default: only a significant win is written)\n"
     "The search stops submitting at a budget, or after max(8, 30% of the budget) attempts in a row\n"
     "without a significant improvement. It stops at once, exit 4, on an error that asking again cannot\n"
     "fix (bad key, unknown model, no quota: checked before the first request too), and after 3 failed\n"
@@ -77,7 +79,7 @@ int cmd_optimize(int argc, char **argv)
 		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
 		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL,
 		   *effort = NULL, *thinking = NULL, *temp = NULL, *pin = NULL, *pout = NULL, *pos[1];
-	bool json = false;
+	bool json = false, keep_best = false;
 	const struct kf_opt opts[] = {
 	    {"strategy", true, &strategy, NULL},
 	    {"provider", true, &provider, NULL},
@@ -102,6 +104,7 @@ int cmd_optimize(int argc, char **argv)
 	    {"price-in", true, &pin, NULL},
 	    {"price-out", true, &pout, NULL},
 	    {"json", false, NULL, &json},
+	    {"keep-best", false, NULL, &keep_best},
 	};
 	size_t n_pos;
 	int rc;
@@ -117,6 +120,7 @@ int cmd_optimize(int argc, char **argv)
 		return rc;
 	memset(&o, 0, sizeof(o));
 	o.task_path = pos[0];
+	o.keep_best = keep_best;
 	o.strategy = KF_STRATEGY_SCHEDULE;
 	if (strategy && !kf_strategy_parse(strategy, &o.strategy))
 		return kf_cli_usage_error("optimize", "unknown strategy '%s' (schedule, evo or mcts)",

@@ -91,6 +91,7 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 			cJSON_AddNumberToObject(o, "best_speedup", r->best_speedup);
 			cJSON_AddNumberToObject(o, "best_speedup_lo", r->best_lo);
 			cJSON_AddNumberToObject(o, "best_speedup_hi", r->best_hi);
+			cJSON_AddNumberToObject(o, "noise_band", r->best_band);
 		} else {
 			cJSON_AddNullToObject(o, "best_candidate_id");
 		}
@@ -134,7 +135,8 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 		cJSON_Delete(o);
 		return;
 	}
-	printf("run %lld: %s; %lld calls, %lld candidates, %lld verified, $%.4f, %.1f s\n",
+	printf("run %lld: %s; %lld calls, %lld candidates (the reference not counted), %lld verified, $%.4f, "
+	       "%.1f s\n",
 	       (long long)r->run_id, r->status, (long long)r->calls, (long long)r->candidates,
 	       (long long)r->verified, r->spend_usd, r->elapsed_s);
 	if (r->calls_failed || r->replies_unusable) {
@@ -155,10 +157,19 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 		       "%s clock%s)\n",
 		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
 		       r->significant ? ", significant" : ", not significant");
+	else if (r->best_candidate_id && r->best_speedup > 1.0)
+		printf("no significant improvement: the best verified candidate (%lld) is %.3fx the reference "
+		       "(95%% CI %.3f-%.3f, %s clock), inside the A/A noise band of +-%.1f%%; best.cu %s\n",
+		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
+		       r->best_band * 100.0, r->best_path[0] ? "written (--keep-best)" : "not written (--keep-best writes it)");
 	else if (r->best_candidate_id)
 		printf("no verified improvement: the best verified candidate (%lld) is %.3fx the reference "
 		       "(%s clock)\n",
 		       (long long)r->best_candidate_id, r->best_speedup, r->clock);
+	else if (r->verified)
+		printf("no verified improvement: %lld of %lld candidates passed verification, none faster than "
+		       "the reference\n",
+		       (long long)r->verified, (long long)r->candidates);
 	else
 		printf("no verified improvement: no candidate passed verification\n");
 	vs_print(r);

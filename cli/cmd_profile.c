@@ -293,16 +293,19 @@ int cmd_profile(int argc, char **argv)
 	kf_eval_opts_init(&eo);
 	if (seed_s && (!kf_parse_u64(seed_s, &eo.seed) || !eo.seed))
 		return kf_cli_usage_error("profile", "--seed needs a positive integer, not '%s'", seed_s);
-	if ((rc = kf_cli_backend_select("profile", backend, &eo.backend, &dev)))
-		return rc;
-	eo.device = &dev;
-	eo.profile = true;
-	eo.all_timing_shapes = timing_shapes;
-	eo.stop = kf_cancel_flag();
+	/* bad input first: the task is read before the backend is picked (and talked about) */
 	if ((st = kf_task_load(pos[0], 0, NULL, &task, &err))) {
 		kf_cli_error("%s", err.msg);
 		return KF_EXIT_USAGE;
 	}
+	if ((rc = kf_cli_backend_select("profile", backend, &eo.backend, &dev))) {
+		kf_task_free(task);
+		return rc;
+	}
+	eo.device = &dev;
+	eo.profile = true;
+	eo.all_timing_shapes = timing_shapes;
+	eo.stop = kf_cancel_flag();
 	st = kf_eval_file(task, pos[1], &eo, &r, &err);
 	if (st) {
 		kf_cli_error("%s", err.msg);

@@ -6,10 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "baseline.h"
 #include "cli.h"
 #include "fs.h"
 #include "json.h"
 #include "kfile.h"
+#include "sandbox/sandbox.h"
 #include "task.h"
 
 /* ---- list ---------------------------------------------------------------------------------- */
@@ -88,6 +90,43 @@ static int tasks_list(int argc, char **argv)
 
 /* ---- validate ------------------------------------------------------------------------------- */
 
+/* One kernel file through NVRTC (sm_90, the compile cache, no GPU needed); the error names the file and the
+ * first line of the compiler's log. */
+static enum kf_status nvrtc_one(const char *task_file, const char *what, const char *path, const struct kf_task *t,
+				struct kf_err *err)
+{
+	struct kf_compile_opts co = {0};
+	struct kf_kfile *k = NULL;
+	struct kf_compiled *c = NULL;
+	struct kf_err e = KF_ERR_INIT;
+	enum kf_status st;
+
+	co.backend = KF_BACKEND_CUDA;
+	co.arch = "sm_90";
+	st = kf_kfile_load(path, &k, &e);
+	if (!st)
+		st = kf_kfile_bind(k, t, &e);
+	if (!st)
+		st = kf_compile(k, &co, &c, &e);
+	kf_compiled_free(c);
+	kf_kfile_free(k);
+	if (st == KF_ERR_UNAVAILABLE)
+		return KF_OK; /* no NVRTC here: the other checks stand, `kforge doctor` says why */
+	if (st)
+		return kf_err_set(err, KF_ERR_INVALID, "%s: %s: '%s' does not compile with NVRTC (sm_90): %.300s",
+				  task_file, what, path, e.msg);
+	return KF_OK;
+}
+
+static enum kf_status nvrtc_check(const char *task_file, const struct kf_task *t, struct kf_err *err)
+{
+	enum kf_status st = nvrtc_one(task_file, "reference", t->reference, t, err);
+	for (size_t b = 0; !st && b < t->n_baselines; b++)
+		if (t->baselines[b].kind == KF_BASELINE_KERNEL)
+			st = nvrtc_one(task_file, "baselines", t->baselines[b].kernel, t, err);
+	return st;
+}
+
 static int tasks_validate(int argc, char **argv)
 {
 	bool json = false, strict = false;
@@ -106,7 +145,8 @@ static int tasks_validate(int argc, char **argv)
 		"Validates task files: every field, every shape, and the reference and baseline\n"
 		"kernel files (directives, kernels, arguments, launch limits at every declared\n"
 		"shape). PATH is a task.json or a folder searched recursively (default tasks/).\n"
-		"--strict makes unknown fields errors. Prints 'ok NAME' per valid file; errors go\n"
+		"--strict makes unknown fields errors and compiles the reference and kernel baselines\n"
+		"with NVRTC (sm_90, no GPU needed). Prints 'ok NAME' per valid file; errors go\n"
 		"to stderr naming the file and the field or line. Exit 0 if all are valid, else 2.\n",
 		argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, KF_ARRAY_SIZE(pos), &n_pos, NULL, &rc))
 		return rc;
@@ -170,6 +210,10 @@ static int tasks_validate(int argc, char **argv)
 				}
 			}
 		}
+		/* --strict: the reference and every kernel baseline must also compile with NVRTC (a GPU's
+		 * compiler, no GPU needed): a task whose reference only the cpu backend takes is not valid */
+		if (!st && strict)
+			st = nvrtc_check(files.v[i], t, &err);
 		kf_cli_print_warnings(&warnings);
 		if (e)
 			kf_json_add_string(e, "path", files.v[i]);

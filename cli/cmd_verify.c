@@ -81,11 +81,7 @@ int cmd_verify(int argc, char **argv)
 	eo.no_shuffle = no_shuffle;
 	eo.no_sanitizer = no_san;
 	eo.verbose = verbose;
-	if ((rc = kf_cli_backend_select("verify", backend, &eo.backend, &dev)))
-		return rc;
-	eo.device = &dev;
-	eo.arch = arch; /* NVRTC's target: this, else the GPU's, else sm_90 */
-
+	/* bad input first: the task is read before the backend is picked (and talked about) */
 	st = kf_task_load(pos[0], 0, &warn, &task, &err);
 	if (warn.len)
 		fputs(warn.data, stderr);
@@ -94,6 +90,12 @@ int cmd_verify(int argc, char **argv)
 		kf_cli_error("%s", err.msg);
 		return kf_status_exit_code(st) == 3 ? 3 : KF_EXIT_USAGE;
 	}
+	if ((rc = kf_cli_backend_select("verify", backend, &eo.backend, &dev))) {
+		kf_task_free(task);
+		return rc;
+	}
+	eo.device = &dev;
+	eo.arch = arch; /* NVRTC's target: this, else the GPU's, else sm_90 */
 	st = kf_eval_file(task, pos[1], &eo, &res, &err);
 	if (st) {
 		kf_cli_error("%s", err.msg);

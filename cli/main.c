@@ -3,7 +3,11 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "sandbox/sandbox.h"
@@ -84,6 +88,26 @@ static const char *closest_command(const char *s)
 	return best;
 }
 
+/* The option a typo most likely meant, by the same rule. */
+static const char *closest_option(const char *name, size_t len, const struct kf_opt *opts, size_t n_opts)
+{
+	char typed[64];
+	const char *best = NULL;
+	size_t best_d = 3;
+	if (len >= sizeof(typed))
+		return NULL;
+	memcpy(typed, name, len);
+	typed[len] = '\0';
+	for (size_t i = 0; i < n_opts; i++) {
+		size_t d = distance(typed, opts[i].name);
+		if (d < best_d && d * 2 < strlen(opts[i].name)) {
+			best_d = d;
+			best = opts[i].name;
+		}
+	}
+	return best;
+}
+
 static void print_overview(FILE *f)
 {
 	fprintf(f, "usage: kforge <command> [options]\n\n"
@@ -107,12 +131,81 @@ int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/* ---- --json: errors are a JSON document on stdout too (docs/spec/cli.md) ----------------------------- */
+
+static bool json_mode;
+static char first_error[1024];
+static unsigned long long stdout_bytes;
+
+static void note_error(const char *fmt, va_list ap)
+{
+	if (!first_error[0])
+		vsnprintf(first_error, sizeof(first_error), fmt, ap);
+}
+
+/* stdout under --json: what the command writes goes to fd 1, counted */
+static ssize_t counted_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+	(void)cookie;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (ssize_t)done : -1;
+		done += (size_t)w;
+	}
+	stdout_bytes += n;
+	return (ssize_t)n;
+}
+
+static void json_begin(int argc, char **argv)
+{
+	cookie_io_functions_t io = {.write = counted_write};
+	FILE *f;
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			json_mode = true;
+	if (!json_mode || !(f = fopencookie(NULL, "w", io)))
+		return;
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	stdout = f;
+}
+
+/* A command that failed without printing its document prints the error as one. */
+static void json_end(int rc)
+{
+	cJSON *o;
+	char *s;
+	if (!json_mode)
+		return;
+	fflush(stdout);
+	if (!rc || stdout_bytes)
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "status", rc == KF_EXIT_INTERRUPTED ? "interrupted" : "error");
+	cJSON_AddNumberToObject(o, "exit", rc);
+	cJSON_AddStringToObject(o, "error", first_error[0] ? first_error
+							    : rc == KF_EXIT_INTERRUPTED ? "interrupted"
+											 : "failed");
+	s = cJSON_PrintUnformatted(o);
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	cJSON_Delete(o);
+	fflush(stdout);
+}
+
 int kf_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct kf_cmd *c = cmd ? kf_cli_find(cmd) : NULL;
 	if (fmt) {
-		va_list ap;
+		va_list ap, cp;
 		va_start(ap, fmt);
+		va_copy(cp, ap);
+		note_error(fmt, cp);
+		va_end(cp);
 		fputs("error: ", stderr);
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
@@ -150,8 +243,11 @@ bool kf_cli_wants_help(int argc, char **argv)
 
 void kf_cli_error(const char *fmt, ...)
 {
-	va_list ap;
+	va_list ap, cp;
 	va_start(ap, fmt);
+	va_copy(cp, ap);
+	note_error(fmt, cp);
+	va_end(cp);
 	fputs("error: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -207,8 +303,13 @@ int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *op
 			for (size_t k = 0; k < n_opts; k++)
 				if (strlen(opts[k].name) == len && !strncmp(opts[k].name, name, len))
 					o = &opts[k];
-			if (!o)
+			if (!o) {
+				const char *near = closest_option(name, len, opts, n_opts);
+				if (near)
+					return kf_cli_usage_error(cmd, "unknown option '--%.*s'; did you mean '--%s'?",
+								  (int)len, name, near);
 				return kf_cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
+			}
 			if (o->takes_value) {
 				if (eq) {
 					*o->value = eq + 1;
@@ -277,7 +378,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "did you mean '%s'?\n", near);
 		return kf_cli_usage_error(NULL, NULL);
 	}
+	json_begin(argc, argv);
 	int rc = c->fn(argc - 1, argv + 1);
 	/* Whatever the command made of a cut-short step, a cancelled command exits 130 (docs/spec/cli.md). */
-	return kf_cancelled() ? KF_EXIT_INTERRUPTED : rc;
+	if (kf_cancelled())
+		rc = KF_EXIT_INTERRUPTED;
+	json_end(rc);
+	return rc;
 }

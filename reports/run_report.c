@@ -352,6 +352,7 @@ struct rr_facts {
 	double lo, hi;     /* over the timing shapes: lowest lower bound, highest upper bound */
 	double band;       /* the widest A/A noise band of those shapes */
 	int64_t n_verified;
+	int64_t n_attempts; /* candidates the search made: the reference (its root) not counted */
 	double elapsed_s;
 	size_t verdict_n[32];
 	const char *verdict_name[32];
@@ -386,6 +387,7 @@ static void facts_make(const struct rr *x, struct rr_facts *f)
 		const char *v = verdict_text(&x->c[i]);
 		if (!x->c[i].evaluated && !strcmp(x->c[i].edit_kind, "reference"))
 			continue; /* the search's root: the task's reference, the yardstick, not an attempt */
+		f->n_attempts++;
 		if (x->c[i].evaluated && !strcmp(v, "pass"))
 			f->n_verified++;
 		size_t k = 0;
@@ -470,9 +472,14 @@ static void fmt_speedup(char *b, size_t n, double s)
 
 static const char *summary_line(const struct rr *x, const struct rr_facts *f, char *b, size_t n)
 {
-	if (!x->best_id)
-		snprintf(b, n, "No verified improvement: no candidate passed verification (%zu attempted).",
-			 x->n);
+	if (!x->best_id && !f->n_verified)
+		snprintf(b, n, "No verified improvement: no candidate passed verification (%lld attempted).",
+			 (long long)f->n_attempts);
+	else if (!x->best_id)
+		snprintf(b, n,
+			 "No verified improvement: %lld of %lld candidates passed verification, none faster than "
+			 "the reference.",
+			 (long long)f->n_verified, (long long)f->n_attempts);
 	else if (!f->improved)
 		snprintf(
 		    b, n,
@@ -482,9 +489,9 @@ static const char *summary_line(const struct rr *x, const struct rr_facts *f, ch
 	else if (!f->significant)
 		snprintf(b, n,
 			 "Best verified kernel: candidate %lld at %.3fx the reference, but its interval "
-			 "(%.3f-%.3f) "
-			 "includes 1: not a significant improvement.",
-			 (long long)x->best_id, x->best_speedup, f->lo, f->hi);
+			 "(%.3f-%.3f) does not clear 1 + the A/A noise band (%.1f%%): not a significant "
+			 "improvement.",
+			 (long long)x->best_id, x->best_speedup, f->lo, f->hi, f->band * 100.0);
 	else
 		snprintf(
 		    b, n,
@@ -547,7 +554,8 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 	ADD("| spend | %lld calls, %lld tokens in, %lld tokens out, $%.4f, %.1f s |\n",
 	    (long long)x->run.n_calls, (long long)x->run.tokens_in, (long long)x->run.tokens_out,
 	    x->run.spend_usd, f->elapsed_s);
-	ADD("| candidates | %zu (%lld verified) |\n", x->n, (long long)f->n_verified);
+	ADD("| candidates | %lld (%lld verified; the reference not counted) |\n", (long long)f->n_attempts,
+	    (long long)f->n_verified);
 	ADD("| LLM calls | %lld: %lld failed, %lld unusable replies |\n\n", (long long)x->n_calls_seen,
 	    (long long)x->n_failed, (long long)x->n_unusable);
 	if (x->n_problems) {
@@ -923,7 +931,7 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 #define ESC(s) KF_BUF_APPLY(st, kf_html_escape, b, (s))
 	if (!st)
 		st = h_text(b, "h1", tmp);
-	ADD("<p class=\"%s\"><strong>", f->improved ? "pass" : "fail");
+	ADD("<p class=\"%s\"><strong>", f->improved && f->significant ? "pass" : "fail");
 	ESC(summary_line(x, f, line, sizeof(line)));
 	ADD("</strong></p>\n");
 	kf_report_vs_summary(&x->vs, f->cpu_clock, line, sizeof(line));
@@ -968,7 +976,8 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		 x->run.spend_usd, f->elapsed_s);
 	if (!st)
 		st = h_row(b, "spend", tmp);
-	snprintf(tmp, sizeof(tmp), "%zu (%lld verified)", x->n, (long long)f->n_verified);
+	snprintf(tmp, sizeof(tmp), "%lld (%lld verified; the reference not counted)", (long long)f->n_attempts,
+		 (long long)f->n_verified);
 	if (!st)
 		st = h_row(b, "candidates", tmp);
 	ADD("</table>\n<h2>Search progress</h2>\n");
@@ -1247,7 +1256,7 @@ static cJSON *render_json(const struct rr *x, const struct rr_facts *f)
 	cJSON_AddNumberToObject(j, "tokens_out", (double)x->run.tokens_out);
 	cJSON_AddNumberToObject(j, "usd", x->run.spend_usd);
 	cJSON_AddNumberToObject(j, "time_s", f->elapsed_s);
-	cJSON_AddNumberToObject(o, "candidates", (double)x->n);
+	cJSON_AddNumberToObject(o, "candidates", (double)f->n_attempts); /* the reference not counted */
 	cJSON_AddNumberToObject(o, "verified", (double)f->n_verified);
 	return o;
 }
