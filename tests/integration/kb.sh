@@ -21,7 +21,7 @@ expect_exit 0 "stats" -- "$KFORGE" kb stats --db "$DB"
 grep -qE '^candidates +30 ' <<<"$OUT_TXT" && ok "stats counts candidates" || bad "stats: $OUT_TXT"
 expect_exit 0 "stats --json" -- "$KFORGE" kb stats --db "$DB" --json
 grep -qE '"candidates":[[:space:]]*30,' <<<"$OUT_TXT" && ok "stats json" || bad "stats json: $OUT_TXT"
-grep -qE '"schema_version":[[:space:]]*4,' <<<"$OUT_TXT" && ok "schema version 4" || bad "schema: $OUT_TXT"
+grep -qE '"schema_version":[[:space:]]*5,' <<<"$OUT_TXT" && ok "schema version 5 (timings carry the A/A noise band)" || bad "schema: $OUT_TXT"
 
 expect_exit 0 "list (runs)" -- "$KFORGE" kb list --db "$DB"
 grep -qE '^ +1  stress .* done ' <<<"$OUT_TXT" && ok "run listed as done" || bad "list: $OUT_TXT"
