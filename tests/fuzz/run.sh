@@ -11,16 +11,21 @@ cd "$top"
 declare -A max_len=([task]=8192 [kfile]=8192 [reply]=16384 [llm_wire]=8192 [proto]=32768)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Seeds that are files of the tree itself (read from where they live, not copied into the corpus)
+declare -A tree_seeds=([kfile]="tasks/l1/cross_entropy_f32/reference.cu tasks/l1/mse_loss_f32/reference.cu
+	tasks/l3/transformer_layer_f32/reference.cu tasks/examples/vector_add_f32/baseline.cu tests/data/llm/parent.cu")
 fail=0
 for bin in "$dir"/fuzz_*; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin" | sed 's/^fuzz_//')
 	work="$dir/corpus/$name" art="$dir/artifacts/$name"
-	mkdir -p "$work" "$art"
+	seeds="$dir/seeds/$name"
+	mkdir -p "$work" "$art" "$seeds"
+	for f in ${tree_seeds[$name]:-}; do cp "$f" "$seeds/$(echo "$f" | tr / _)"; done
 	log="$dir/$name.log"
 	t0=$(date +%s)
 	"$bin" -max_total_time="$secs" -max_len="${max_len[$name]:-4096}" -timeout=10 -rss_limit_mb=2048 \
-	    -print_final_stats=1 -artifact_prefix="$art/" "$work" "tests/fuzz/corpus/$name" >"$log" 2>&1
+	    -print_final_stats=1 -artifact_prefix="$art/" "$work" "tests/fuzz/corpus/$name" "$seeds" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)
