@@ -32,16 +32,18 @@ done
 
 # the control, and what the output says about the protocol
 if why=$(profile_json "$F/honest_blocked.cu"); then
-	python3 - "$TMP/p.json" <<'PY' && ok "honest_blocked: still significantly faster, with the A/A band and checked rounds beside it" || bad "honest_blocked: $(head -c 600 "$TMP/p.json")"
+	why=$(python3 - "$TMP/p.json" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+assert d["status"] == "pass", (d["status"], d.get("reason"))
 s = d["profile"]["shapes"][0]
-assert d["status"] == "pass", d["status"]
 assert s["speedup"]["significant"] and s["speedup"]["lo"] > 1 + s["noise_band"], s["speedup"]
 assert s["noise_band"] >= 0.03 and "aa" in s and s["aa"]["reference_twin"]["samples"] == s["reference"]["samples"], s
 assert 1 <= s["checked_rounds"] <= s["candidate"]["samples"], s["checked_rounds"]
 assert s["candidate"]["clock_read_by"] == "parent" and s["candidate"]["worker_clock_median_ns"] > 0, s["candidate"]
 PY
+) && ok "honest_blocked: still significantly faster, with the A/A band and checked rounds beside it" ||
+		bad "honest_blocked: $(tail -n 2 <<<"$why" | head -c 600)"
 else
 	bad "honest_blocked: $why"
 fi
