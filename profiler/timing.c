@@ -46,6 +46,7 @@ struct runner {
 	struct kf_session *s;
 	struct kf_timed *timed;
 	bool aa;                /* the reference's twin of the A/A run (timed, never checked) */
+	bool watch;             /* the candidate: its worker's quiescence is checked between steps */
 	uint64_t idle_cpu_ns;   /* its worker's CPU time when its last step returned */
 	uint64_t idle_from_ns;  /* ... and when (kf_now_ns); 0 before the first */
 	int setup_threads;      /* its worker's threads after the warm-up */
@@ -230,7 +231,7 @@ static bool quiet_since(struct runner *r, char *why, size_t n)
 	int threads = 0;
 	struct kf_err e = KF_ERR_INIT;
 	double gap;
-	if (!r->s || kf_session_usage(r->s, &cpu, &threads, &e))
+	if (!r->watch || !r->s || kf_session_usage(r->s, &cpu, &threads, &e))
 		return true; /* /proc cannot say: the output checks still hold */
 	gap = (double)(kf_now_ns() - r->idle_from_ns);
 	if (r->idle_from_ns && (double)(cpu - r->idle_cpu_ns) > QUIET_SLACK_NS + QUIET_SHARE * gap) {
@@ -253,7 +254,7 @@ static void mark_idle(struct runner *r)
 	uint64_t cpu = 0;
 	int threads = 0;
 	struct kf_err e = KF_ERR_INIT;
-	if (r->s && !kf_session_usage(r->s, &cpu, &threads, &e)) {
+	if (r->watch && r->s && !kf_session_usage(r->s, &cpu, &threads, &e)) {
 		r->idle_cpu_ns = cpu;
 		r->idle_from_ns = kf_now_ns();
 		if (!r->setup_threads)
@@ -727,7 +728,8 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 					.comp = cand_c,
 					.kf = (struct kf_kfile *)k,
 					.timed = &ps->cand,
-					.base = -1};
+					.base = -1,
+					.watch = true};
 		rs[1] = (struct runner){
 		    .what = "reference", .comp = ref_c, .kf = ref_kf, .timed = &ps->ref, .base = -1};
 		n_run = 2;

@@ -362,7 +362,8 @@ enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step,
 			       struct kf_err *err);
 /* What the worker is using now, read by the parent from /proc (not from the worker): the CPU time of all
  * its threads so far (ns, from each thread's schedstat) and its thread count. Between two steps a
- * quiescent worker's CPU time barely moves (the timing protocol checks it). KF_ERR_IO when /proc cannot
+ * quiescent worker's CPU time barely moves (the timing protocol checks it). The worker's whole process tree
+ * counts (its jail forks: the kernels run in a grandchild). KF_ERR_IO when /proc cannot
  * say (the worker gone, /proc hidden). */
 enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err);
 /* Ends the worker (kills its process group if needed); ru (may be NULL) gets its rusage. NULL ok. */

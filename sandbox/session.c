@@ -1079,9 +1079,60 @@ local_failure:
 	return kf_err_set(err, st, "%s", e.msg);
 }
 
-enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err)
+/* The CPU time (schedstat) and thread count of one process's threads, added to *cpu_ns and *threads. */
+static void usage_of(int pid, uint64_t *cpu_ns, int *threads)
 {
 	char path[64];
+	DIR *d;
+	const struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return; /* gone meanwhile */
+	while ((e = readdir(d))) {
+		char f[96], line[128];
+		FILE *fp;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(f, sizeof(f), "%s/%.20s/schedstat", path, e->d_name);
+		if (!(fp = fopen(f, "re")))
+			continue; /* a thread that just ended */
+		/* "RUN_NS WAIT_NS SLICES": the first field is the time on a CPU */
+		if (fgets(line, sizeof(line), fp)) {
+			char *end = NULL;
+			unsigned long long run = strtoull(line, &end, 10);
+			if (end != line)
+				*cpu_ns += run;
+		}
+		fclose(fp);
+		(*threads)++;
+	}
+	closedir(d);
+}
+
+/* The parent of a process, from /proc/PID/stat ("PID (COMM) STATE PPID ..."; COMM may hold spaces and
+ * parentheses: the last ')' ends it); -1 when unreadable. */
+static int ppid_of(const char *pid)
+{
+	char f[64], line[512];
+	FILE *fp;
+	const char *rp;
+	int ppid = -1;
+	snprintf(f, sizeof(f), "/proc/%.20s/stat", pid);
+	if (!(fp = fopen(f, "re")))
+		return -1;
+	if (fgets(line, sizeof(line), fp) && (rp = strrchr(line, ')')) && rp[1] == ' ' && rp[2] && rp[3] == ' ')
+		ppid = (int)strtol(rp + 4, NULL, 10);
+	fclose(fp);
+	return ppid;
+}
+
+enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err)
+{
+	/* the worker and every process below it (its jail forks: the kernels run in a grandchild) */
+	enum { MAX_PROCS = 4096, MAX_TREE = 64 };
+	int tree[MAX_TREE], n_tree = 0, (*all)[2] = NULL;
+	size_t n_all = 0;
 	DIR *d;
 	const struct dirent *e;
 
@@ -1089,34 +1140,34 @@ enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, in
 	*threads = 0;
 	if (!s || s->dead || s->pid <= 0)
 		return kf_err_set(err, KF_ERR_IO, "the worker is not running");
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
-	d = opendir(path);
-	if (!d)
-		return kf_err_set(err, KF_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-	while ((e = readdir(d))) {
-		char f[96], line[128];
-		unsigned long long run = 0;
-		FILE *fp;
+	if (!(d = opendir("/proc")))
+		return kf_err_set(err, KF_ERR_IO, "cannot read /proc: %s", strerror(errno));
+	all = malloc(sizeof(*all) * MAX_PROCS);
+	if (!all) {
+		closedir(d);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	}
+	while ((e = readdir(d)) && n_all < MAX_PROCS) {
+		int pp;
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		snprintf(f, sizeof(f), "%s/%.20s/schedstat", path, e->d_name);
-		fp = fopen(f, "re");
-		if (!fp)
-			continue; /* a thread that just ended */
-		/* "RUN_NS WAIT_NS SLICES": the first field is the time on a CPU */
-		if (fgets(line, sizeof(line), fp)) {
-			char *end = NULL;
-			run = strtoull(line, &end, 10);
-			if (end == line)
-				run = 0;
+		if ((pp = ppid_of(e->d_name)) > 0) {
+			all[n_all][0] = (int)strtol(e->d_name, NULL, 10);
+			all[n_all][1] = pp;
+			n_all++;
 		}
-		fclose(fp);
-		*cpu_ns += run;
-		(*threads)++;
 	}
 	closedir(d);
+	tree[n_tree++] = (int)s->pid;
+	for (int i = 0; i < n_tree; i++)
+		for (size_t k = 0; k < n_all && n_tree < MAX_TREE; k++)
+			if (all[k][1] == tree[i])
+				tree[n_tree++] = all[k][0];
+	free(all);
+	for (int i = 0; i < n_tree; i++)
+		usage_of(tree[i], cpu_ns, threads);
 	if (!*threads)
-		return kf_err_set(err, KF_ERR_IO, "%s lists no thread", path);
+		return kf_err_set(err, KF_ERR_IO, "/proc/%d lists no thread", (int)s->pid);
 	return KF_OK;
 }
 
