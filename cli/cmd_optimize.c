@@ -50,7 +50,8 @@ static const char help[] =
     "  --db FILE             knowledge base (default $KFORGE_DB, else kforge.db)\n"
     "  --out DIR             output folder (default kforge-out/<task>)\n"
     "  --seed N              seed of every search choice (default: random, recorded in the run)\n"
-    "  --resume RUN          continue an interrupted (or finished) run from the knowledge base\n"
+    "  --resume RUN          continue an interrupted (or finished) run from the knowledge base: its\n"
+    "                        task, provider, model, strategy and budgets unless given (TASK too)\n"
     "  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
     "  --json                print only a JSON summary\n"
     "  --keep-best           write best.cu for the best verified candidate even when it is not\n"
@@ -115,9 +116,31 @@ int cmd_optimize(int argc, char **argv)
 	struct kf_err err = KF_ERR_INIT;
 	char outbuf[PATH_MAX];
 
-	if (kf_cli_start("optimize", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 1, 1, &n_pos,
-			 "expected TASK", &rc))
+	if (kf_cli_start("optimize", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 1, &n_pos, NULL, &rc))
 		return rc;
+	if (!n_pos && !resume)
+		return kf_cli_usage_error("optimize", "expected TASK (or --resume RUN)");
+	if (resume) {
+		/* what the run recorded fills in what the command line leaves out */
+		static struct kf_cli_resumed rz;
+		struct kf_cli_optimize_args a = {n_pos ? pos[0] : NULL, strategy, provider, model, base_url,
+						 backend, bcalls, busd, tlimit, conc, out};
+		if (!kf_parse_u64(resume, &u) || !u || u > INT64_MAX)
+			return kf_cli_usage_error("optimize", "--resume needs a run id, not '%s'", resume);
+		if ((rc = kf_cli_optimize_resume(kf_cli_db_path(db), (int64_t)u, &a, &rz)))
+			return rc;
+		pos[0] = a.task;
+		strategy = a.strategy;
+		provider = a.provider;
+		model = a.model;
+		base_url = a.base_url;
+		backend = a.backend;
+		bcalls = a.budget_calls;
+		busd = a.budget_usd;
+		tlimit = a.time_limit;
+		conc = a.concurrency;
+		out = a.out;
+	}
 	memset(&o, 0, sizeof(o));
 	o.task_path = pos[0];
 	o.keep_best = keep_best;

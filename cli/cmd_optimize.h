@@ -19,4 +19,20 @@ void kf_cli_optimize_progress(void *ctx, const struct kf_optimize_progress *p);
 /* The run's summary on stdout, with the report files written (md, html; "" when not). */
 void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md, const char *html, bool json);
 
+/* The options `--resume RUN` may fill in (NULL: not given on the command line). */
+struct kf_cli_optimize_args {
+	const char *task, *strategy, *provider, *model, *base_url, *backend;
+	const char *budget_calls, *budget_usd, *time_limit, *concurrency, *out;
+};
+/* What the run recorded, kept while the command runs (the caller's storage: nothing to free). */
+struct kf_cli_resumed {
+	char kept[12][4096];
+	size_t n_kept;
+};
+/* Fills in a from the knowledge base's record of run_id (cli/cmd_optimize_resume.c) and says on stderr what
+ * the run continues with and which flags override it. 0, or an exit code (2: no such run, not an optimize
+ * run, a flag that cannot continue it). */
+int kf_cli_optimize_resume(const char *db_path, int64_t run_id, struct kf_cli_optimize_args *a,
+			   struct kf_cli_resumed *r);
+
 #endif

@@ -21,7 +21,7 @@ static const struct kf_cmd commands[] = {
     {"compile", cmd_compile, "NVRTC compile: log, registers, shared memory, spills",
      "compile KERNEL [--arch sm_90] [--task TASK] [--json]"},
     {"optimize", cmd_optimize, "search for a faster kernel with an LLM",
-     "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options]"},
+     "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options] | optimize --resume RUN"},
     {"bench", cmd_bench, "KernelBench-style runner over many tasks", "bench SUITE [options]"},
     {"regress", cmd_regress, "re-verify and re-time shipped kernels",
      "regress MANIFEST [--junit FILE] [--json] [--update-baselines] [--threshold PCT]"},

@@ -68,4 +68,21 @@ else
 fi
 grep -q "candidates (the reference not counted)" <<<"$OUT_TXT" && ok "... the summary says what it counts" ||
 	bad "summary line: $OUT_TXT"
+
+# --resume RUN alone: the task, provider, model, base URL, strategy and budgets come from the run
+expect_exit 0 "an evo run of 2 calls" -- opt --db "$TMP/r.db" --out "$TMP/r" --strategy evo --json
+run=$(jq -r '.run_id' <<<"$OUT_TXT")
+expect_exit 2 "--resume with another strategy is refused" -- env OPENAI_API_KEY=sk-test "$KFORGE" optimize \
+	--resume "$run" --db "$TMP/r.db" --strategy mcts
+grep -q "searched with --strategy evo; --strategy mcts cannot continue it" <<<"$ERR_TXT" && ok "... saying why" ||
+	bad "strategy: $ERR_TXT"
+expect_exit 0 "--resume RUN with only the run id (and a larger budget)" -- env OPENAI_API_KEY=sk-test \
+	"$KFORGE" optimize --resume "$run" --db "$TMP/r.db" --budget-calls 3 --json
+grep -q "resuming run $run: task $TASK, openai gpt-4o-mini, strategy evo, backend cpu, budget 3 calls; overridden: --budget-calls 3 (the run had 2)" <<<"$ERR_TXT" &&
+	ok "... says what it continues with and what the command line overrides" || bad "resume note: $ERR_TXT"
+jq -e ".run_id == $run and .calls == 3 and .candidates == 3" <<<"$OUT_TXT" >/dev/null &&
+	ok "... the same run, one call more" || bad "resume: $OUT_TXT"
+[ -s "$TMP/r/report.md" ] && ok "... into the run's own out folder" || bad "resume out: $(ls "$TMP/r")"
+expect_exit 2 "--resume of a run that does not exist" -- env OPENAI_API_KEY=sk-test "$KFORGE" optimize --resume 99 --db "$TMP/r.db"
+grep -q -- "--resume 99: no run 99" <<<"$ERR_TXT" && ok "... named" || bad "no run: $ERR_TXT"
 finish
