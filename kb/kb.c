@@ -1023,17 +1023,27 @@ enum kf_status kf_kb_candidate_get(struct kf_kb *kb, int64_t id, kf_kb_candidate
 	KB_GET_BY_ID(kb, sql, id, struct kf_kb_candidate, cand_row, fn, ctx, err, "candidate");
 }
 
+/* The statement of a listing scoped to one candidate (by_cand, ?1), one run (by_run, ?1) or everything
+ * (all), whichever the ids ask for (a NULL by_cand: the listing has no candidate scope), bound. */
+static sqlite3_stmt *kb_stmt_scoped(struct kf_kb *kb, const char *by_cand, const char *by_run, const char *all,
+				    int64_t run_id, int64_t candidate_id, struct kf_err *err)
+{
+	bool cand = by_cand && candidate_id > 0, run = !cand && run_id > 0;
+	sqlite3_stmt *st = kb_stmt(kb, cand ? by_cand : run ? by_run : all, err);
+	if (st && (cand || run))
+		sqlite3_bind_int64(st, 1, cand ? candidate_id : run_id);
+	return st;
+}
+
 enum kf_status kf_kb_candidates_each(struct kf_kb *kb, int64_t run_id, kf_kb_candidate_fn fn, void *ctx,
 				     struct kf_err *err)
 {
 	static const char one[] = "SELECT " CAND_COLS " FROM candidates WHERE run_id = ?1 ORDER BY id";
 	static const char all[] = "SELECT " CAND_COLS " FROM candidates ORDER BY id";
-	sqlite3_stmt *st = kb_stmt(kb, run_id > 0 ? one : all, err);
+	sqlite3_stmt *st = kb_stmt_scoped(kb, NULL, one, all, run_id, 0, err);
 	struct kf_kb_candidate c;
 	if (!st)
 		return KF_ERR_DB;
-	if (run_id > 0)
-		sqlite3_bind_int64(st, 1, run_id);
 	KB_ITERATE(kb, st, c, cand_row, fn, ctx, err, "cannot read candidates");
 	return KF_OK;
 }
@@ -1074,12 +1084,10 @@ enum kf_status kf_kb_llm_calls_each(struct kf_kb *kb, int64_t run_id, kf_kb_llm_
 {
 	static const char one[] = "SELECT " CALL_COLS " FROM llm_calls WHERE run_id = ?1 ORDER BY seq, id";
 	static const char all[] = "SELECT " CALL_COLS " FROM llm_calls ORDER BY run_id, seq, id";
-	sqlite3_stmt *st = kb_stmt(kb, run_id > 0 ? one : all, err);
+	sqlite3_stmt *st = kb_stmt_scoped(kb, NULL, one, all, run_id, 0, err);
 	struct kf_kb_llm_call c;
 	if (!st)
 		return KF_ERR_DB;
-	if (run_id > 0)
-		sqlite3_bind_int64(st, 1, run_id);
 	KB_ITERATE(kb, st, c, call_row, fn, ctx, err, "cannot read llm calls");
 	return KF_OK;
 }
@@ -1190,16 +1198,12 @@ enum kf_status kf_kb_evals_each(struct kf_kb *kb, int64_t run_id, int64_t candid
 	    "SELECT " EVAL_COLS " FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
 	    "WHERE c.run_id = ?1 ORDER BY e.id";
 	static const char all[] = "SELECT " EVAL_COLS " FROM evaluations e ORDER BY e.id";
-	sqlite3_stmt *st = kb_stmt(kb, candidate_id > 0 ? by_cand : run_id > 0 ? by_run : all, err);
+	sqlite3_stmt *st = kb_stmt_scoped(kb, by_cand, by_run, all, run_id, candidate_id, err);
 	struct kf_kb_eval e;
 	enum kf_status s;
 	int rc;
 	if (!st)
 		return KF_ERR_DB;
-	if (candidate_id > 0)
-		sqlite3_bind_int64(st, 1, candidate_id);
-	else if (run_id > 0)
-		sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct shape_set shapes;
 		int stop;
@@ -1256,16 +1260,12 @@ enum kf_status kf_kb_timings_each(struct kf_kb *kb, int64_t run_id, int64_t cand
 	    "SELECT " TIMING_COLS " FROM timings t JOIN candidates c ON c.id = t.candidate_id "
 	    "WHERE c.run_id = ?1 ORDER BY t.id";
 	static const char all[] = "SELECT " TIMING_COLS " FROM timings t ORDER BY t.id";
-	sqlite3_stmt *st = kb_stmt(kb, candidate_id > 0 ? by_cand : run_id > 0 ? by_run : all, err);
+	sqlite3_stmt *st = kb_stmt_scoped(kb, by_cand, by_run, all, run_id, candidate_id, err);
 	struct kf_kb_timing t;
 	enum kf_status s;
 	int rc;
 	if (!st)
 		return KF_ERR_DB;
-	if (candidate_id > 0)
-		sqlite3_bind_int64(st, 1, candidate_id);
-	else if (run_id > 0)
-		sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct kb_timing_baselines bl;
 		int stop;
