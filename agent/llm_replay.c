@@ -113,19 +113,15 @@ static enum kf_status add_call(struct kf_llm_replay *rp, size_t *cap, const cJSO
 		free(c.model);
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory reading '%s'", path);
 	}
-	if (rp->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct replay_call *nv = realloc(rp->v, ncap * sizeof(*nv));
-		if (!nv) {
-			free(c.response);
-			free(c.error);
-			free(c.request_id);
-			free(c.model);
-			return kf_err_set(err, KF_ERR_NOMEM, "out of memory reading '%s'", path);
-		}
-		rp->v = nv;
-		*cap = ncap;
+	struct replay_call *nv = kf_grow(rp->v, rp->n, cap, sizeof(*rp->v), 64);
+	if (!nv) {
+		free(c.response);
+		free(c.error);
+		free(c.request_id);
+		free(c.model);
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory reading '%s'", path);
 	}
+	rp->v = nv;
 	rp->v[rp->n++] = c;
 	return KF_OK;
 }

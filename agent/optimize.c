@@ -1151,14 +1151,10 @@ struct evals {
 static int eval_cb(void *ctx, const struct kf_kb_eval *e)
 {
 	struct evals *ev = ctx;
-	if (ev->n == ev->cap) {
-		size_t cap = ev->cap ? ev->cap * 2 : 64;
-		struct eval_info *v = realloc(ev->v, cap * sizeof(*v));
-		if (!v)
-			return 1;
-		ev->v = v;
-		ev->cap = cap;
-	}
+	struct eval_info *v = kf_grow(ev->v, ev->n, &ev->cap, sizeof(*ev->v), 64);
+	if (!v)
+		return 1;
+	ev->v = v;
 	struct eval_info *x = &ev->v[ev->n++];
 	x->cand = e->candidate_id;
 	snprintf(x->verdict, sizeof(x->verdict), "%s", e->verdict ? e->verdict : "");

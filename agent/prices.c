@@ -53,16 +53,12 @@ static enum kf_status prices_put(struct kf_prices *p, const char *name, double i
 			p->v[i].write_per_mtok = write;
 			return KF_OK;
 		}
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 32;
-		struct price *nv = realloc(p->v, ncap * sizeof(*nv));
-		if (!nv) {
-			free(key);
-			return KF_ERR_NOMEM;
-		}
-		p->v = nv;
-		p->cap = ncap;
+	struct price *nv = kf_grow(p->v, p->n, &p->cap, sizeof(*p->v), 32);
+	if (!nv) {
+		free(key);
+		return KF_ERR_NOMEM;
 	}
+	p->v = nv;
 	p->v[p->n++] = (struct price){key, prefix, in, out, cached, write};
 	return KF_OK;
 }

@@ -174,14 +174,10 @@ static void migrate(struct kf_search *s)
 
 int kf_search_add(struct kf_search *s, const struct kf_search_cand *c, bool in_flight)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct kf_search_cand *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
+	struct kf_search_cand *v = kf_grow(s->v, s->n, &s->cap, sizeof(*s->v), 64);
+	if (!v)
+		return -1;
+	s->v = v;
 	struct kf_search_cand *x = &s->v[s->n];
 	*x = *c;
 	x->visits = 1;

@@ -224,6 +224,21 @@ char *kf_strdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+void *kf_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first)
+{
+	size_t nc;
+	void *nv;
+	if (n < *cap)
+		return v;
+	nc = *cap ? *cap * 2 : (first ? first : 16);
+	if (nc < *cap || !elem || nc > SIZE_MAX / elem)
+		return NULL;
+	if (!(nv = realloc(v, nc * elem)))
+		return NULL;
+	*cap = nc;
+	return nv;
+}
+
 char *kf_strndup(const char *s, size_t n)
 {
 	return s ? strndup(s, n) : NULL;

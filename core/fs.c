@@ -34,14 +34,10 @@ enum kf_status kf_paths_add(struct kf_paths *l, const char *path, struct kf_err 
 {
 	if (l->n >= KF_PATHS_MAX)
 		return kf_err_set(err, KF_ERR_LIMIT, "more than %d task files", KF_PATHS_MAX);
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	char **v = kf_grow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	if (!v)
+		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+	l->v = v;
 	if (!(l->v[l->n] = kf_strdup(path)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	l->n++;

@@ -114,6 +114,10 @@ bool kf_parse_u64(const char *s, uint64_t *out);
 /* Checked helpers for the few places where an allocation failure is handled by the caller. */
 char *kf_strdup(const char *s); /* NULL on NULL or NOMEM */
 char *kf_strndup(const char *s, size_t n);
+/* Room for element n of an array v of *cap elements of elem bytes: v itself while n < *cap, else v grown
+ * to twice the capacity (first, the first time) with *cap updated. NULL on out of memory (v untouched,
+ * still the caller's). */
+void *kf_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first);
 
 #define KF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

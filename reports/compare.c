@@ -87,16 +87,12 @@ static int on_task(void *ctx, const struct kf_kb_task *t)
 static int on_cand(void *ctx, const struct kf_kb_candidate *c)
 {
 	struct cmp_run *x = ctx;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 32;
-		struct cmp_cand *p = realloc(x->c, cap * sizeof(*p));
-		if (!p) {
-			x->oom = true;
-			return 1;
-		}
-		x->c = p;
-		x->cap = cap;
+	struct cmp_cand *p = kf_grow(x->c, x->n, &x->cap, sizeof(*x->c), 32);
+	if (!p) {
+		x->oom = true;
+		return 1;
 	}
+	x->c = p;
 	x->c[x->n++] = (struct cmp_cand){
 	    c->id, c->llm_call_id, c->edit_kind && !strcmp(c->edit_kind, "reference"), false, false, 0};
 	return 0;

@@ -134,16 +134,12 @@ static int on_task(void *ctx, const struct kf_kb_task *t)
 static int on_cand(void *ctx, const struct kf_kb_candidate *c)
 {
 	struct rr *x = ctx;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 32;
-		struct rr_cand *p = realloc(x->c, cap * sizeof(*p));
-		if (!p) {
-			x->oom = true;
-			return 1;
-		}
-		x->c = p;
-		x->cap = cap;
+	struct rr_cand *p = kf_grow(x->c, x->n, &x->cap, sizeof(*x->c), 32);
+	if (!p) {
+		x->oom = true;
+		return 1;
 	}
+	x->c = p;
 	struct rr_cand *d = &x->c[x->n++];
 	memset(d, 0, sizeof(*d));
 	d->id = c->id;

@@ -56,14 +56,10 @@ static enum kf_status push(struct shape_list *l, const struct kf_shape *s, enum 
 		for (size_t i = 0; i < l->n; i++)
 			if (same_shape(&l->v[i].shape, s))
 				return KF_OK;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		struct kf_checked_shape *nv = realloc(l->v, nc * sizeof(*nv));
-		if (!nv)
-			return KF_ERR_NOMEM;
-		l->v = nv;
-		l->cap = nc;
-	}
+	struct kf_checked_shape *nv = kf_grow(l->v, l->n, &l->cap, sizeof(*l->v), 16);
+	if (!nv)
+		return KF_ERR_NOMEM;
+	l->v = nv;
 	l->v[l->n].shape = *s;
 	l->v[l->n].kind = kind;
 	l->v[l->n].residue = residue;

@@ -79,4 +79,24 @@ static void test_task_files_find(void)
 	kf_paths_free(&l);
 }
 
-KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_mkdir_p), TEST(test_task_files_find))
+/* kf_grow (core/kf.h): the one array growth of the tree. */
+static void test_grow(void)
+{
+	size_t cap = 0;
+	int *v = kf_grow(NULL, 0, &cap, sizeof(int), 4), *w;
+	CHECK(v && cap == 4);
+	CHECK(kf_grow(v, 3, &cap, sizeof(int), 4) == v && cap == 4); /* room left: the same array */
+	for (int i = 0; i < 4; i++)
+		v[i] = i;
+	w = kf_grow(v, 4, &cap, sizeof(int), 4);
+	CHECK(w && cap == 8);
+	if (w) {
+		v = w;
+		CHECK(v[3] == 3); /* kept */
+	}
+	cap = SIZE_MAX / 2 + 1; /* doubling would overflow: refused, the array untouched */
+	CHECK(kf_grow(v, cap, &cap, sizeof(int), 4) == NULL && cap == SIZE_MAX / 2 + 1);
+	free(v);
+}
+
+KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_grow), TEST(test_mkdir_p), TEST(test_task_files_find))
