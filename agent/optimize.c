@@ -31,7 +31,6 @@
 #include "profiler/timing.h"
 #include "task.h"
 
-
 #define DEFAULT_BUDGET_CALLS 20
 #define EVO_ISLANDS 2
 /* Knowledge-base examples and lessons shown in each prompt. */
@@ -85,7 +84,7 @@ struct cand {
 	double max_error;
 	char *profile_text; /* correct candidates */
 	double lo, hi;
-	double band; /* the A/A noise band its interval must clear (kf_eval_outcome.noise_band) */
+	double band;     /* the A/A noise band its interval must clear (kf_eval_outcome.noise_band) */
 	bool force_full; /* the last diff against it did not apply: ask for whole files */
 	int edits_unmatched, edits_total;
 	int edit_failures; /* replies to it whose edits did not all apply */
@@ -1139,7 +1138,7 @@ struct eval_info {
 	char *reason;
 	double speedup;
 	double lo,
-	    hi;      /* the speedup interval (of the last timing row: one timing shape per candidate on cpu) */
+	    hi; /* the speedup interval (of the last timing row: one timing shape per candidate on cpu) */
 	double band; /* ... and its A/A noise band */
 };
 
@@ -1695,7 +1694,8 @@ enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_
 		}
 		st = handle_one(&z, rq, err);
 		if (st == KF_ERR_INTERRUPTED && kf_cancelled()) {
-			st = KF_OK; /* this attempt's evaluation was cut short: not recorded, resume redoes it */
+			st = KF_OK; /* this attempt's evaluation was cut short: not recorded, resume redoes it
+				     */
 			break;
 		}
 		kf_llm_result_free(rq->res);

@@ -92,10 +92,10 @@ struct kf_optimize_result {
 
 /* Runs (or resumes) a search. Returns KF_OK when the run completed (improved or not — see result),
  * KF_ERR_INTERRUPTED when the cancellation token (core/cancel.h: SIGINT, SIGTERM) stopped it (the run is
- * recorded as interrupted and can be resumed), KF_ERR_UNAVAILABLE (no API key, no GPU; and the API itself: a bad key, an unknown model, no
- * quota found by the pre-flight check or a call, 3 failed calls or 3 refusals in a row: err holds the
- * API's message, the run is recorded as failed), KF_ERR_INVALID/PARSE/NOTFOUND (bad task, broken
- * reference, bad replay file, --budget-usd for a model without a price), others internal. */
+ * recorded as interrupted and can be resumed), KF_ERR_UNAVAILABLE (no API key, no GPU; and the API itself: a
+ * bad key, an unknown model, no quota found by the pre-flight check or a call, 3 failed calls or 3 refusals
+ * in a row: err holds the API's message, the run is recorded as failed), KF_ERR_INVALID/PARSE/NOTFOUND (bad
+ * task, broken reference, bad replay file, --budget-usd for a model without a price), others internal. */
 enum kf_status kf_optimize(const struct kf_optimize_opts *o, struct kf_optimize_result *res,
 			   struct kf_err *err);
 

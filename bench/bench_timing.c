@@ -21,7 +21,8 @@ static int one_task(const char *task_path, int runs)
 {
 	struct kf_err err = KF_ERR_INIT;
 	struct kf_task *t = NULL;
-	double *verify_ms = calloc((size_t)runs, sizeof(double)), *timing_ms = calloc((size_t)runs, sizeof(double));
+	double *verify_ms = calloc((size_t)runs, sizeof(double)),
+	       *timing_ms = calloc((size_t)runs, sizeof(double));
 	double band_min = 1e9, band_max = 0, band_sum = 0;
 	int calibrated = 0, uncalibrated = 0, done = 0, rc = 0;
 
@@ -37,8 +38,8 @@ static int one_task(const char *task_path, int runs)
 		kf_eval_opts_init(&eo);
 		eo.profile = true;
 		eo.seed = 7000 + (uint64_t)i;
-		if (kf_eval_file(t, t->reference, &eo, &ev, &err) || ev->verdict != KF_VERDICT_PASS || !ev->profile ||
-		    !ev->profile->n_shapes) {
+		if (kf_eval_file(t, t->reference, &eo, &ev, &err) || ev->verdict != KF_VERDICT_PASS ||
+		    !ev->profile || !ev->profile->n_shapes) {
 			fprintf(stderr, "bench_timing: %s: %s\n", task_path, ev ? ev->reason : err.msg);
 			kf_eval_outcome_free(ev);
 			rc = 1;
@@ -60,10 +61,12 @@ static int one_task(const char *task_path, int runs)
 		qsort(timing_ms, (size_t)done, sizeof(double), cmp_d);
 		printf("A/A %s (cpu clock): %d of %d runs significant with the band (%d without it); band "
 		       "%.1f%%-%.1f%% (mean %.1f%%)\n",
-		       t->name, calibrated, done, uncalibrated, band_min * 100, band_max * 100, band_sum / done * 100);
+		       t->name, calibrated, done, uncalibrated, band_min * 100, band_max * 100,
+		       band_sum / done * 100);
 		printf("timing protocol %s: %.0f ms per candidate (median) = %.2fx a verification (%.0f ms), "
 		       "CPU time\n",
-		       t->name, timing_ms[done / 2], timing_ms[done / 2] / verify_ms[done / 2], verify_ms[done / 2]);
+		       t->name, timing_ms[done / 2], timing_ms[done / 2] / verify_ms[done / 2],
+		       verify_ms[done / 2]);
 	}
 	kf_task_free(t);
 	free(verify_ms);

@@ -102,5 +102,4 @@ enum kf_backend_kind;
 int kf_cli_backend_select(const char *cmd, const char *flag, enum kf_backend_kind *out,
 			  struct kf_device_info *info);
 
-
 #endif

@@ -116,15 +116,25 @@ int cmd_optimize(int argc, char **argv)
 	struct kf_err err = KF_ERR_INIT;
 	char outbuf[PATH_MAX];
 
-	if (kf_cli_start("optimize", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 1, &n_pos, NULL, &rc))
+	if (kf_cli_start("optimize", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 1, &n_pos, NULL,
+			 &rc))
 		return rc;
 	if (!n_pos && !resume)
 		return kf_cli_usage_error("optimize", "expected TASK (or --resume RUN)");
 	if (resume) {
 		/* what the run recorded fills in what the command line leaves out */
 		static struct kf_cli_resumed rz;
-		struct kf_cli_optimize_args a = {n_pos ? pos[0] : NULL, strategy, provider, model, base_url,
-						 backend, bcalls, busd, tlimit, conc, out};
+		struct kf_cli_optimize_args a = {n_pos ? pos[0] : NULL,
+						 strategy,
+						 provider,
+						 model,
+						 base_url,
+						 backend,
+						 bcalls,
+						 busd,
+						 tlimit,
+						 conc,
+						 out};
 		if (!kf_parse_u64(resume, &u) || !u || u > INT64_MAX)
 			return kf_cli_usage_error("optimize", "--resume needs a run id, not '%s'", resume);
 		if ((rc = kf_cli_optimize_resume(kf_cli_db_path(db), (int64_t)u, &a, &rz)))

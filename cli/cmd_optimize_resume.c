@@ -79,20 +79,23 @@ int kf_cli_optimize_resume(const char *db_path, int64_t run_id, struct kf_cli_op
 	}
 	cfg = x.config ? cJSON_Parse(x.config) : NULL;
 	if (!cfg || strcmp(cfg_str(cfg, "command") ? cfg_str(cfg, "command") : "", "optimize")) {
-		kf_cli_error("--resume %lld: run %lld is not an optimize run", (long long)run_id, (long long)run_id);
+		kf_cli_error("--resume %lld: run %lld is not an optimize run", (long long)run_id,
+			     (long long)run_id);
 		rc = KF_EXIT_USAGE;
 		goto out;
 	}
 	if (a->strategy && strcmp(a->strategy, x.strategy)) {
-		kf_cli_error("--resume %lld: the run searched with --strategy %s; --strategy %s cannot continue it",
-			     (long long)run_id, x.strategy, a->strategy);
+		kf_cli_error(
+		    "--resume %lld: the run searched with --strategy %s; --strategy %s cannot continue it",
+		    (long long)run_id, x.strategy, a->strategy);
 		rc = KF_EXIT_USAGE;
 		goto out;
 	}
 	if (!a->task) {
 		a->task = keep(r, cfg_str(cfg, "task_path"));
 		if (!a->task) {
-			kf_cli_error("--resume %lld: the run recorded no task file: give TASK", (long long)run_id);
+			kf_cli_error("--resume %lld: the run recorded no task file: give TASK",
+				     (long long)run_id);
 			rc = KF_EXIT_USAGE;
 			goto out;
 		}

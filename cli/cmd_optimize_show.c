@@ -158,18 +158,21 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
 		       r->significant ? ", significant" : ", not significant");
 	else if (r->best_candidate_id && r->best_speedup > 1.0)
-		printf("no significant improvement: the best verified candidate (%lld) is %.3fx the reference "
-		       "(95%% CI %.3f-%.3f, %s clock), inside the A/A noise band of +-%.1f%%; best.cu %s\n",
-		       (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
-		       r->best_band * 100.0, r->best_path[0] ? "written (--keep-best)" : "not written (--keep-best writes it)");
+		printf(
+		    "no significant improvement: the best verified candidate (%lld) is %.3fx the reference "
+		    "(95%% CI %.3f-%.3f, %s clock), inside the A/A noise band of +-%.1f%%; best.cu %s\n",
+		    (long long)r->best_candidate_id, r->best_speedup, r->best_lo, r->best_hi, r->clock,
+		    r->best_band * 100.0,
+		    r->best_path[0] ? "written (--keep-best)" : "not written (--keep-best writes it)");
 	else if (r->best_candidate_id)
 		printf("no verified improvement: the best verified candidate (%lld) is %.3fx the reference "
 		       "(%s clock)\n",
 		       (long long)r->best_candidate_id, r->best_speedup, r->clock);
 	else if (r->verified)
-		printf("no verified improvement: %lld of %lld candidates passed verification, none faster than "
-		       "the reference\n",
-		       (long long)r->verified, (long long)r->candidates);
+		printf(
+		    "no verified improvement: %lld of %lld candidates passed verification, none faster than "
+		    "the reference\n",
+		    (long long)r->verified, (long long)r->candidates);
 	else
 		printf("no verified improvement: no candidate passed verification\n");
 	vs_print(r);

@@ -233,7 +233,8 @@ static void print_text(const struct kf_eval_outcome *ev)
 			       "(floor %.0f%%)\n",
 			       s->aa_ci.point, s->aa_ci.lo, s->aa_ci.hi, s->noise_band * 100.0,
 			       (r->clock[0] == 'g' ? 0.02 : 0.03) * 100.0);
-		printf("  %u of %zu timed rounds checked; every launch from fresh inputs and poisoned outputs%s\n",
+		printf("  %u of %zu timed rounds checked; every launch from fresh inputs and poisoned "
+		       "outputs%s\n",
 		       s->n_checked, s->cand.n, r->clock[0] == 'c' ? "; the parent's clock" : "");
 		if (s->retimed)
 			printf("  re-timed (implausible) in fresh workers in reverse order: %.3fx (95%% CI "

@@ -92,8 +92,8 @@ static int tasks_list(int argc, char **argv)
 
 /* One kernel file through NVRTC (sm_90, the compile cache, no GPU needed); the error names the file and the
  * first line of the compiler's log. */
-static enum kf_status nvrtc_one(const char *task_file, const char *what, const char *path, const struct kf_task *t,
-				struct kf_err *err)
+static enum kf_status nvrtc_one(const char *task_file, const char *what, const char *path,
+				const struct kf_task *t, struct kf_err *err)
 {
 	struct kf_compile_opts co = {0};
 	struct kf_kfile *k = NULL;
@@ -113,8 +113,9 @@ static enum kf_status nvrtc_one(const char *task_file, const char *what, const c
 	if (st == KF_ERR_UNAVAILABLE)
 		return KF_OK; /* no NVRTC here: the other checks stand, `kforge doctor` says why */
 	if (st)
-		return kf_err_set(err, KF_ERR_INVALID, "%s: %s: '%s' does not compile with NVRTC (sm_90): %.300s",
-				  task_file, what, path, e.msg);
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "%s: %s: '%s' does not compile with NVRTC (sm_90): %.300s", task_file, what,
+				  path, e.msg);
 	return KF_OK;
 }
 

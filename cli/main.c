@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "sandbox/sandbox.h"
 
-
 static const struct kf_cmd commands[] = {
     {"verify", cmd_verify, "the verification protocol: verdict and reasons",
      "verify TASK KERNEL [--backend auto|cpu|cuda] [--seed N] [--json]"},
@@ -21,7 +20,8 @@ static const struct kf_cmd commands[] = {
     {"compile", cmd_compile, "NVRTC compile: log, registers, shared memory, spills",
      "compile KERNEL [--arch sm_90] [--task TASK] [--json]"},
     {"optimize", cmd_optimize, "search for a faster kernel with an LLM",
-     "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options] | optimize --resume RUN"},
+     "optimize TASK [--strategy evo|mcts] [--provider openai|anthropic|replay] [options] | optimize --resume "
+     "RUN"},
     {"bench", cmd_bench, "KernelBench-style runner over many tasks", "bench SUITE [options]"},
     {"regress", cmd_regress, "re-verify and re-time shipped kernels",
      "regress MANIFEST [--junit FILE] [--json] [--update-baselines] [--threshold PCT]"},
@@ -186,9 +186,10 @@ static void json_end(int rc)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "status", rc == KF_EXIT_INTERRUPTED ? "interrupted" : "error");
 	cJSON_AddNumberToObject(o, "exit", rc);
-	cJSON_AddStringToObject(o, "error", first_error[0] ? first_error
-							    : rc == KF_EXIT_INTERRUPTED ? "interrupted"
-											 : "failed");
+	cJSON_AddStringToObject(o, "error",
+				first_error[0]              ? first_error
+				: rc == KF_EXIT_INTERRUPTED ? "interrupted"
+							    : "failed");
 	s = cJSON_PrintUnformatted(o);
 	if (s)
 		printf("%s\n", s);
@@ -306,8 +307,9 @@ int kf_cli_parse(const char *cmd, int argc, char **argv, const struct kf_opt *op
 			if (!o) {
 				const char *near = closest_option(name, len, opts, n_opts);
 				if (near)
-					return kf_cli_usage_error(cmd, "unknown option '--%.*s'; did you mean '--%s'?",
-								  (int)len, name, near);
+					return kf_cli_usage_error(
+					    cmd, "unknown option '--%.*s'; did you mean '--%s'?", (int)len,
+					    name, near);
 				return kf_cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
 			}
 			if (o->takes_value) {

@@ -20,10 +20,8 @@
 
 /* The migration files, in order: file i brings the schema from version i to i + 1. */
 static const char *const migrations[] = {
-    "kb/sql/001-base.sql",
-    "kb/sql/002-wins-fts.sql",
-    "kb/sql/003-calls-lessons.sql",
-    "kb/sql/004-timing-baselines.sql",
+    "kb/sql/001-base.sql",          "kb/sql/002-wins-fts.sql",
+    "kb/sql/003-calls-lessons.sql", "kb/sql/004-timing-baselines.sql",
     "kb/sql/005-noise-band.sql",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == KF_KB_SCHEMA_VERSION,
@@ -1025,8 +1023,8 @@ enum kf_status kf_kb_candidate_get(struct kf_kb *kb, int64_t id, kf_kb_candidate
 
 /* The statement of a listing scoped to one candidate (by_cand, ?1), one run (by_run, ?1) or everything
  * (all), whichever the ids ask for (a NULL by_cand: the listing has no candidate scope), bound. */
-static sqlite3_stmt *kb_stmt_scoped(struct kf_kb *kb, const char *by_cand, const char *by_run, const char *all,
-				    int64_t run_id, int64_t candidate_id, struct kf_err *err)
+static sqlite3_stmt *kb_stmt_scoped(struct kf_kb *kb, const char *by_cand, const char *by_run,
+				    const char *all, int64_t run_id, int64_t candidate_id, struct kf_err *err)
 {
 	bool cand = by_cand && candidate_id > 0, run = !cand && run_id > 0;
 	sqlite3_stmt *st = kb_stmt(kb, cand ? by_cand : run ? by_run : all, err);
@@ -1227,7 +1225,8 @@ enum kf_status kf_kb_evals_each(struct kf_kb *kb, int64_t run_id, int64_t candid
 
 #define TIMING_COLS                                                                                          \
 	"t.id, t.candidate_id, t.evaluation_id, t.shape, t.clock, t.n_samples, t.median_ms, t.iqr_ms, "      \
-	"t.ci_lo_ms, t.ci_hi_ms, t.ref_median_ms, t.speedup, t.speedup_ci_lo, t.speedup_ci_hi, t.created_at, " \
+	"t.ci_lo_ms, t.ci_hi_ms, t.ref_median_ms, t.speedup, t.speedup_ci_lo, t.speedup_ci_hi, "             \
+	"t.created_at, "                                                                                     \
 	"t.noise_band, t.aa_lo, t.aa_hi"
 static void timing_row(sqlite3_stmt *st, struct kf_kb_timing *t)
 {

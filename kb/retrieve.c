@@ -28,7 +28,8 @@ struct picks {
 };
 
 /* The one place that says what "significantly faster" means for an example: every timed shape's speedup
- * interval lies above 1 + its A/A noise band (docs/spec/verification.md; rows before schema 5 have band 0). */
+ * interval lies above 1 + its A/A noise band (docs/spec/verification.md; rows before schema 5 have band 0).
+ */
 #define KB_SIGNIFICANT_TIMING "t.speedup_ci_lo > 1.0 + t.noise_band"
 /* The clock class of a timing row: GPU clocks (CUPTI, CUDA events) are one class; cpu and model others. */
 #define KB_CLOCK_CLASS                                                                                       \

@@ -55,7 +55,7 @@ enum kf_status kf_perf_text(const struct kf_perf_summary *s, struct kf_buf *out)
 			snprintf(band, sizeof(band), "; A/A noise band +-%.1f%%", s->speedup.band * 100.0);
 		st = kf_buf_addf(out, "speedup %.3gx (%.0f%% CI %.3g-%.3g, %s%s)\n", s->speedup.point,
 				 s->speedup.level * 100.0, s->speedup.lo, s->speedup.hi,
-				 kf_ci_significant(&s->speedup)		    ? "significant"
+				 kf_ci_significant(&s->speedup)          ? "significant"
 				 : s->speedup.hi < 1.0 - s->speedup.band ? "significantly slower"
 									 : "not significant",
 				 band);

@@ -45,11 +45,11 @@ struct runner {
 	struct kf_plan *plan;
 	struct kf_session *s;
 	struct kf_timed *timed;
-	bool aa;                /* the reference's twin of the A/A run (timed, never checked) */
-	bool watch;             /* the candidate: its worker's quiescence is checked between steps */
-	uint64_t idle_cpu_ns;   /* its worker's CPU time when its last step returned */
-	uint64_t idle_from_ns;  /* ... and when (kf_now_ns); 0 before the first */
-	int setup_threads;      /* its worker's threads after the warm-up */
+	bool aa;               /* the reference's twin of the A/A run (timed, never checked) */
+	bool watch;            /* the candidate: its worker's quiescence is checked between steps */
+	uint64_t idle_cpu_ns;  /* its worker's CPU time when its last step returned */
+	uint64_t idle_from_ns; /* ... and when (kf_now_ns); 0 before the first */
+	int setup_threads;     /* its worker's threads after the warm-up */
 	int64_t in_off[MAX_SETS][KF_MAX_BUFFERS];
 	int64_t out_off[MAX_SETS][KF_MAX_BUFFERS];
 	size_t arena;
@@ -235,10 +235,11 @@ static bool quiet_since(struct runner *r, char *why, size_t n)
 		return true; /* /proc cannot say: the output checks still hold */
 	gap = (double)(kf_now_ns() - r->idle_from_ns);
 	if (r->idle_from_ns && (double)(cpu - r->idle_cpu_ns) > QUIET_SLACK_NS + QUIET_SHARE * gap) {
-		snprintf(why, n,
-			 "not quiescent: the %s's worker used %.1f ms of CPU time in the %.1f ms between two of "
-			 "its steps (work that goes on after a step returned)",
-			 r->what, (double)(cpu - r->idle_cpu_ns) / 1e6, gap / 1e6);
+		snprintf(
+		    why, n,
+		    "not quiescent: the %s's worker used %.1f ms of CPU time in the %.1f ms between two of "
+		    "its steps (work that goes on after a step returned)",
+		    r->what, (double)(cpu - r->idle_cpu_ns) / 1e6, gap / 1e6);
 		return false;
 	}
 	if (r->setup_threads && threads > r->setup_threads) {
@@ -310,11 +311,12 @@ static void check_round(struct round_ctx *c, int s, size_t round, struct kf_prof
 			   (size_t)c->numel[b], &tol, &cmp);
 		if (cmp.verdict != KF_VERDICT_PASS) {
 			ps->outputs_ok = false;
-			snprintf(ps->recheck_detail, sizeof(ps->recheck_detail),
-				 "%s of timed launch %zu (input set %d): '%s' element %lld got %.9g want %.9g, "
-				 "%llu bad",
-				 kf_verdict_name(cmp.verdict), round + 1, s, te->name, (long long)cmp.first_bad,
-				 cmp.got, cmp.want, (unsigned long long)cmp.n_bad);
+			snprintf(
+			    ps->recheck_detail, sizeof(ps->recheck_detail),
+			    "%s of timed launch %zu (input set %d): '%s' element %lld got %.9g want %.9g, "
+			    "%llu bad",
+			    kf_verdict_name(cmp.verdict), round + 1, s, te->name, (long long)cmp.first_bad,
+			    cmp.got, cmp.want, (unsigned long long)cmp.n_bad);
 		}
 	}
 }
@@ -327,8 +329,8 @@ static bool is_base(const struct runner *r)
 /* Times one shape: warm-up, then rounds of every kernel in turn (alternating A B C / C B A), each launch
  * from scratch, a share of the rounds checked, until the stopping rule holds for every kernel. */
 static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, size_t n_run,
-				    const struct kf_profile_opts *o, const struct kf_shape *shape, bool reverse,
-				    struct kf_profile_shape *ps, struct kf_profile_result *res,
+				    const struct kf_profile_opts *o, const struct kf_shape *shape,
+				    bool reverse, struct kf_profile_shape *ps, struct kf_profile_result *res,
 				    struct kf_err *err)
 {
 	struct round_ctx c = {.t = t, .o = o, .rs = rs, .n_run = n_run};
@@ -512,8 +514,8 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 				     &ps->speedup, err);
 		/* the A/A run: the reference against its twin, under the same protocol, same rounds */
 		if (!st && ps->aa.n) {
-			st = kf_boot_speedup(ps->ref.samples, ps->ref.n, ps->aa.samples, ps->aa.n, &bo, &ps->aa_ci,
-					     err);
+			st = kf_boot_speedup(ps->ref.samples, ps->ref.n, ps->aa.samples, ps->aa.n, &bo,
+					     &ps->aa_ci, err);
 			ps->has_aa = !st;
 		}
 		ps->noise_band = floor;
@@ -742,7 +744,8 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 				    .lib = preps[b].b->kind == KF_BASELINE_LIBRARY ? preps[b].b : NULL,
 				    .base = (int)b,
 				    .timed = &ps->bases[b]};
-		/* the A/A run's twin of the reference, in its own worker (last: its own place in the order) */
+		/* the A/A run's twin of the reference, in its own worker (last: its own place in the order)
+		 */
 		rs[n_run++] = (struct runner){.what = "reference (A/A)",
 					      .comp = ref_c,
 					      .kf = ref_kf,

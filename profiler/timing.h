@@ -43,7 +43,7 @@ struct kf_profile_shape {
 	struct kf_timed cand, ref, base;
 	struct kf_timed aa; /* the reference's twin, timed in its own worker beside it (the A/A run) */
 	bool has_base;
-	struct kf_ci speedup;      /* reference / candidate; .band is noise_band */
+	struct kf_ci speedup; /* reference / candidate; .band is noise_band */
 	bool has_aa;
 	struct kf_ci aa_ci;        /* reference / its twin: what "no difference" measures here */
 	double noise_band;         /* max(floor, how far aa_ci strays from 1): docs/spec/verification.md */

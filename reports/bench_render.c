@@ -358,7 +358,7 @@ static enum kf_status chart_tasks(struct kf_buf *b, const struct kf_bench_task *
 			bars[i].has_interval = t[i].hi > 0;
 			bars[i].lo = t[i].lo;
 			bars[i].hi = t[i].hi;
-			bars[i].status = t[i].lo > 1 + t[i].band                     ? KF_BAR_GOOD
+			bars[i].status = t[i].lo > 1 + t[i].band                    ? KF_BAR_GOOD
 					 : (t[i].hi > 0 && t[i].hi < 1 - t[i].band) ? KF_BAR_BAD
 										    : KF_BAR_NORMAL;
 		} else {

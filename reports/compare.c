@@ -417,8 +417,8 @@ static enum kf_status render_html(const struct cmp_run *r, size_t n, const struc
 					  x->best_id && x->hi > 0,
 					  x->lo,
 					  x->hi,
-					  !x->best_id              ? KF_BAR_MISSING
-					  : x->lo > 1 + x->band    ? KF_BAR_GOOD
+					  !x->best_id                        ? KF_BAR_MISSING
+					  : x->lo > 1 + x->band              ? KF_BAR_GOOD
 					  : x->hi > 0 && x->hi < 1 - x->band ? KF_BAR_BAD
 									     : KF_BAR_NORMAL};
 	}

@@ -472,10 +472,11 @@ static const char *summary_line(const struct rr *x, const struct rr_facts *f, ch
 		snprintf(b, n, "No verified improvement: no candidate passed verification (%lld attempted).",
 			 (long long)f->n_attempts);
 	else if (!x->best_id)
-		snprintf(b, n,
-			 "No verified improvement: %lld of %lld candidates passed verification, none faster than "
-			 "the reference.",
-			 (long long)f->n_verified, (long long)f->n_attempts);
+		snprintf(
+		    b, n,
+		    "No verified improvement: %lld of %lld candidates passed verification, none faster than "
+		    "the reference.",
+		    (long long)f->n_verified, (long long)f->n_attempts);
 	else if (!f->improved)
 		snprintf(
 		    b, n,
@@ -972,8 +973,8 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 		 x->run.spend_usd, f->elapsed_s);
 	if (!st)
 		st = h_row(b, "spend", tmp);
-	snprintf(tmp, sizeof(tmp), "%lld (%lld verified; the reference not counted)", (long long)f->n_attempts,
-		 (long long)f->n_verified);
+	snprintf(tmp, sizeof(tmp), "%lld (%lld verified; the reference not counted)",
+		 (long long)f->n_attempts, (long long)f->n_verified);
 	if (!st)
 		st = h_row(b, "candidates", tmp);
 	ADD("</table>\n<h2>Search progress</h2>\n");
@@ -989,15 +990,14 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 			size_t n = x->n_t < KF_ARRAY_SIZE(bars) ? x->n_t : KF_ARRAY_SIZE(bars);
 			for (size_t i = 0; i < n; i++) {
 				kf_report_shape_label(x->t[i].shape, labels[i], sizeof(labels[i]));
-				bars[i] = (struct kf_bar){
-				    labels[i],
-				    x->t[i].speedup,
-				    true,
-				    x->t[i].lo,
-				    x->t[i].hi,
-				    x->t[i].lo > 1 + x->t[i].band   ? KF_BAR_GOOD
-				    : x->t[i].hi < 1 - x->t[i].band ? KF_BAR_BAD
-								    : KF_BAR_NORMAL};
+				bars[i] = (struct kf_bar){labels[i],
+							  x->t[i].speedup,
+							  true,
+							  x->t[i].lo,
+							  x->t[i].hi,
+							  x->t[i].lo > 1 + x->t[i].band   ? KF_BAR_GOOD
+							  : x->t[i].hi < 1 - x->t[i].band ? KF_BAR_BAD
+											  : KF_BAR_NORMAL};
 			}
 			struct kf_chart_opts o = {
 			    .title = f->cpu_clock ? "Speedup per timing shape, 95% interval (CPU times)"

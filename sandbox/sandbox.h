@@ -318,12 +318,12 @@ enum {
 
 struct kf_step {
 	uint32_t flags;
-	uint32_t slot;                   /* allocation slot 0..KF_MAX_SLOTS-1 */
-	uint32_t reps;                   /* runs of the whole plan (>= 1 when TIME; 0: prepare or read back) */
-	uint32_t poison;                 /* 32-bit fill pattern for outputs/scratch */
-	uint32_t canary;                 /* 32-bit fill pattern for guards */
-	int timeout_ms;                  /* for the whole step; the worker is killed past it */
-	int64_t in_off[KF_MAX_BUFFERS];  /* arena offset of the buffer's input bytes, or -1 */
+	uint32_t slot;                  /* allocation slot 0..KF_MAX_SLOTS-1 */
+	uint32_t reps;                  /* runs of the whole plan (>= 1 when TIME; 0: prepare or read back) */
+	uint32_t poison;                /* 32-bit fill pattern for outputs/scratch */
+	uint32_t canary;                /* 32-bit fill pattern for guards */
+	int timeout_ms;                 /* for the whole step; the worker is killed past it */
+	int64_t in_off[KF_MAX_BUFFERS]; /* arena offset of the buffer's input bytes, or -1 */
 	int64_t out_off[KF_MAX_BUFFERS]; /* arena offset for [guard|data|guard], or -1 */
 };
 
@@ -365,7 +365,8 @@ enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step,
  * quiescent worker's CPU time barely moves (the timing protocol checks it). The worker's whole process tree
  * counts (its jail forks: the kernels run in a grandchild). KF_ERR_IO when /proc cannot
  * say (the worker gone, /proc hidden). */
-enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err);
+enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads,
+				struct kf_err *err);
 /* Ends the worker (kills its process group if needed); ru (may be NULL) gets its rusage. NULL ok. */
 void kf_session_end(struct kf_session *s, struct rusage *ru);
 /* What the worker wrote to its stdout and stderr so far (at most 64 KiB; sanitizer reports land here).

@@ -459,7 +459,8 @@ static enum kf_status wait_msg(struct kf_session *s, double deadline, size_t *n,
 {
 	for (;;) {
 		/* the log last: without one, the cancellation pipe takes its place */
-		struct pollfd p[3] = {{s->sock, POLLIN, 0}, {kf_cancel_fd(), POLLIN, 0}, {s->log_fd, POLLIN, 0}};
+		struct pollfd p[3] = {
+		    {s->sock, POLLIN, 0}, {kf_cancel_fd(), POLLIN, 0}, {s->log_fd, POLLIN, 0}};
 		double left = deadline - now_ms();
 		int r, wait;
 
@@ -1121,13 +1122,15 @@ static int ppid_of(const char *pid)
 	snprintf(f, sizeof(f), "/proc/%.20s/stat", pid);
 	if (!(fp = fopen(f, "re")))
 		return -1;
-	if (fgets(line, sizeof(line), fp) && (rp = strrchr(line, ')')) && rp[1] == ' ' && rp[2] && rp[3] == ' ')
+	if (fgets(line, sizeof(line), fp) && (rp = strrchr(line, ')')) && rp[1] == ' ' && rp[2] &&
+	    rp[3] == ' ')
 		ppid = (int)strtol(rp + 4, NULL, 10);
 	fclose(fp);
 	return ppid;
 }
 
-enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads, struct kf_err *err)
+enum kf_status kf_session_usage(const struct kf_session *s, uint64_t *cpu_ns, int *threads,
+				struct kf_err *err)
 {
 	/* the worker and every process below it (its jail forks: the kernels run in a grandchild) */
 	enum { MAX_PROCS = 4096, MAX_TREE = 64 };

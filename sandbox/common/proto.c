@@ -508,8 +508,8 @@ enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_pro
 		return kf_err_set(err, KF_ERR_RANGE, "step slot %u is out of range 0..%d", (unsigned)st->slot,
 				  KF_MAX_SLOTS - 1);
 	if ((st->reps == 0 && (st->flags & KF_STEP_TIME)) || st->reps > KF_MAX_REPS)
-		return kf_err_set(err, KF_ERR_RANGE, "step reps %u is out of range %d..%d", (unsigned)st->reps,
-				  st->flags & KF_STEP_TIME ? 1 : 0, KF_MAX_REPS);
+		return kf_err_set(err, KF_ERR_RANGE, "step reps %u is out of range %d..%d",
+				  (unsigned)st->reps, st->flags & KF_STEP_TIME ? 1 : 0, KF_MAX_REPS);
 	/* Offsets of buffers the plan does not have are never read. */
 	for (uint32_t i = 0; i < s->n_buffers && i < KF_MAX_BUFFERS; i++) {
 		uint64_t nb = s->buffers[i].n_bytes, ob = kf_proto_out_bytes(nb, s->guard_bytes);

@@ -282,6 +282,7 @@ static void test_significant_clears_band(void)
 	CHECK(!kf_ci_significant(&ci));
 }
 
-KF_TEST_MAIN(TEST(test_significant_clears_band), TEST(test_quantiles_exact), TEST(test_stats_rejects), TEST(test_median_matches_sort),
-	     TEST(test_rng_deterministic), TEST(test_boot_constant_and_errors), TEST(test_boot_deterministic),
-	     TEST(test_boot_coverage), TEST(test_boot_speed), TEST(test_stop_rule))
+KF_TEST_MAIN(TEST(test_significant_clears_band), TEST(test_quantiles_exact), TEST(test_stats_rejects),
+	     TEST(test_median_matches_sort), TEST(test_rng_deterministic),
+	     TEST(test_boot_constant_and_errors), TEST(test_boot_deterministic), TEST(test_boot_coverage),
+	     TEST(test_boot_speed), TEST(test_stop_rule))
