@@ -74,6 +74,11 @@ void kf_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct kf_buf;
 void kf_cli_print_warnings(const struct kf_buf *w);
 /* The knowledge-base path: --db value if given, else $KFORGE_DB, else "kforge.db". */
+/* A time limit given as `--timeout-ms MS` (the one spelling every command takes) or by the older
+ * `--timeout SEC` of optimize and compile (ms_flag/sec_flag: the values, NULL when not given): *out in ms,
+ * from 100 to max_ms. 0, or the usage error's exit code (both given, a bad value). *out untouched when
+ * neither is given. */
+int kf_cli_timeout_ms(const char *cmd, const char *ms_flag, const char *sec_flag, int max_ms, int *out);
 const char *kf_cli_db_path(const char *flag_value);
 
 /* A tiny long-option parser for "--name VALUE", "--name=VALUE" and flags. Returns the index of the next

@@ -22,7 +22,7 @@ static const char help_body[] =
     "  --backend B        cuda (NVRTC, default) or cpu (host compiler with the CUDA shim)\n"
     "  --task TASK        also check the launch directives against TASK and size occupancy at its\n"
     "                     timing shape\n"
-    "  --timeout SEC      wall-clock limit of the compile (default 60)\n"
+    "  --timeout-ms MS    wall-clock limit of the compile (default 60000; --timeout SEC says the same)\n"
     "  --no-cache         compile even when a cached result exists\n"
     "  --json             one JSON object on stdout\n\n"
     "exit status: 0 compiled, 1 compile error or timeout, 2 bad input, 3 internal error, 4 unavailable\n";
@@ -226,12 +226,17 @@ static const char *default_arch(const struct kf_compile_opts *co)
 
 int cmd_compile(int argc, char **argv)
 {
-	const char *arch = NULL, *backend = "cuda", *task_path = NULL, *timeout = NULL, *pos[1];
+	const char *arch = NULL, *backend = "cuda", *task_path = NULL, *timeout = NULL, *timeout_ms = NULL,
+		   *pos[1];
 	bool json = false, no_cache = false;
 	const struct kf_opt opts[] = {
-	    {"arch", true, &arch, NULL},          {"backend", true, &backend, NULL},
-	    {"task", true, &task_path, NULL},     {"timeout", true, &timeout, NULL},
-	    {"no-cache", false, NULL, &no_cache}, {"json", false, NULL, &json},
+	    {"arch", true, &arch, NULL},
+	    {"backend", true, &backend, NULL},
+	    {"task", true, &task_path, NULL},
+	    {"timeout", true, &timeout, NULL},
+	    {"timeout-ms", true, &timeout_ms, NULL},
+	    {"no-cache", false, NULL, &no_cache},
+	    {"json", false, NULL, &json},
 	};
 	struct kf_compile_opts co = {0};
 	struct kf_kfile *k = NULL;
@@ -251,14 +256,8 @@ int cmd_compile(int argc, char **argv)
 		co.backend = KF_BACKEND_CPU;
 	else
 		return kf_cli_usage_error("compile", "unknown backend '%s' (cuda or cpu)", backend);
-	if (timeout) {
-		char *end;
-		double sec = strtod(timeout, &end);
-		if (end == timeout || *end || !(sec > 0 && sec <= 3600))
-			return kf_cli_usage_error("compile", "bad --timeout '%s' (seconds, up to 3600)",
-						  timeout);
-		co.timeout_ms = (int)(sec * 1000.0);
-	}
+	if ((rc = kf_cli_timeout_ms("compile", timeout_ms, timeout, 3600000, &co.timeout_ms)))
+		return rc;
 	co.arch = arch;
 	co.no_cache = no_cache;
 

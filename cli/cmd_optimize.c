@@ -38,7 +38,8 @@ static const char help[] =
     "agent/data/models.json)\n"
     "  --thinking-budget N   Anthropic extended thinking with N >= 1024 budget tokens\n"
     "  --temperature T       sampling temperature (models that take one)\n"
-    "  --timeout SEC         per HTTP attempt (default 600, 1800 for a reasoning model)\n"
+    "  --timeout-ms MS       per HTTP attempt (default 600000, 1800000 for a reasoning model;\n"
+    "                        --timeout SEC says the same)\n"
     "  --budget-calls N      LLM requests at most (default 20; from 8 on, the first asks for 4\n"
     "                        strategies that the seeds then implement)\n"
     "  --budget-usd X        stop submitting once this much was spent (the model needs a price)\n"
@@ -79,7 +80,8 @@ int cmd_optimize(int argc, char **argv)
 	const char *strategy = NULL, *provider = NULL, *model = NULL, *base_url = NULL, *bcalls = NULL,
 		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
 		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL,
-		   *effort = NULL, *thinking = NULL, *temp = NULL, *pin = NULL, *pout = NULL, *pos[1];
+		   *tmo_ms = NULL, *effort = NULL, *thinking = NULL, *temp = NULL, *pin = NULL, *pout = NULL,
+		   *pos[1];
 	bool json = false, keep_best = false;
 	const struct kf_opt opts[] = {
 	    {"strategy", true, &strategy, NULL},
@@ -99,6 +101,7 @@ int cmd_optimize(int argc, char **argv)
 	    {"max-tokens-field", true, &mtf, NULL},
 	    {"max-tokens", true, &mt, NULL},
 	    {"timeout", true, &tmo, NULL},
+	    {"timeout-ms", true, &tmo_ms, NULL},
 	    {"reasoning-effort", true, &effort, NULL},
 	    {"thinking-budget", true, &thinking, NULL},
 	    {"temperature", true, &temp, NULL},
@@ -190,12 +193,8 @@ int cmd_optimize(int argc, char **argv)
 						  "--max-tokens needs a positive integer, not '%s'", mt);
 		o.llm.max_tokens = (int)u;
 	}
-	if (tmo) {
-		double t;
-		if (!parse_pos_double(tmo, &t) || t > 86400)
-			return kf_cli_usage_error("optimize", "--timeout needs seconds, not '%s'", tmo);
-		o.llm.timeout_ms = (int)(t * 1000);
-	}
+	if ((rc = kf_cli_timeout_ms("optimize", tmo_ms, tmo, 86400000, &o.llm.timeout_ms)))
+		return rc;
 	if (effort) {
 		if (kf_llm_effort_parse(effort) < 0)
 			return kf_cli_usage_error(

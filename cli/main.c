@@ -276,6 +276,27 @@ void kf_cli_print_warnings(const struct kf_buf *w)
 	}
 }
 
+int kf_cli_timeout_ms(const char *cmd, const char *ms_flag, const char *sec_flag, int max_ms, int *out)
+{
+	char *end;
+	if (ms_flag && sec_flag)
+		return kf_cli_usage_error(cmd, "--timeout-ms and --timeout say the same: give one");
+	if (ms_flag) {
+		long long ms = strtoll(ms_flag, &end, 10);
+		if (end == ms_flag || *end || ms < 100 || ms > max_ms)
+			return kf_cli_usage_error(cmd, "--timeout-ms needs 100..%d milliseconds, not '%s'",
+						  max_ms, ms_flag);
+		*out = (int)ms;
+	} else if (sec_flag) {
+		double sec = strtod(sec_flag, &end);
+		if (end == sec_flag || *end || !(sec * 1000.0 >= 100 && sec * 1000.0 <= max_ms))
+			return kf_cli_usage_error(cmd, "--timeout needs 0.1..%d seconds, not '%s'",
+						  max_ms / 1000, sec_flag);
+		*out = (int)(sec * 1000.0);
+	}
+	return 0;
+}
+
 const char *kf_cli_db_path(const char *flag_value)
 {
 	const char *env = getenv("KFORGE_DB");

@@ -17,6 +17,13 @@ jq -e '.status == "error"' <<<"$OUT_TXT" >/dev/null && ok "... a JSON document t
 expect_exit 2 "a typo'd option" -- "$KFORGE" verify "$TOP/tasks/l1/relu_f32/task.json" x.cu --timout-ms 5
 grep -q "unknown option '--timout-ms'; did you mean '--timeout-ms'?" <<<"$ERR_TXT" && ok "... did you mean '--timeout-ms'" ||
 	bad "typo: $ERR_TXT"
+# one timeout spelling with its unit everywhere; the older --timeout SEC still works, both at once do not
+expect_exit 0 "compile --timeout-ms" -- "$KFORGE" compile "$TOP/tasks/l1/relu_f32/reference.cu" --timeout-ms 60000
+expect_exit 0 "compile --timeout (seconds, the older spelling)" -- "$KFORGE" compile "$TOP/tasks/l1/relu_f32/reference.cu" --timeout 60
+expect_exit 2 "compile with both" -- "$KFORGE" compile "$TOP/tasks/l1/relu_f32/reference.cu" --timeout 60 --timeout-ms 60000
+grep -q "say the same: give one" <<<"$ERR_TXT" && ok "... refused, saying why" || bad "both: $ERR_TXT"
+expect_exit 2 "optimize --timeout-ms out of range" -- "$KFORGE" optimize "$TOP/tasks/l1/relu_f32/task.json" --provider openai --model m --timeout-ms 5
+grep -q -- "--timeout-ms needs 100..86400000 milliseconds" <<<"$ERR_TXT" && ok "... names the range and unit" || bad "range: $ERR_TXT"
 expect_exit 2 "an option nothing resembles" -- "$KFORGE" verify "$TOP/tasks/l1/relu_f32/task.json" x.cu --zzzzzz
 ! grep -q "did you mean" <<<"$ERR_TXT" && ok "... gets no suggestion" || bad "suggestion: $ERR_TXT"
 expect_exit 0 "a good verify --json" -- "$KFORGE" verify "$TOP/tasks/l1/relu_f32/task.json" "$TOP/tasks/l1/relu_f32/reference.cu" --json --backend cpu
