@@ -519,10 +519,10 @@ static enum kf_status profile_shape(const struct kf_task *t, struct runner *rs, 
 			ps->has_aa = !st;
 		}
 		ps->noise_band = floor;
-		if (ps->has_aa) {
-			double dev = fmax(fabs(ps->aa_ci.lo - 1.0), fabs(ps->aa_ci.hi - 1.0));
-			ps->noise_band = fmax(floor, dev);
-		}
+		/* the systematic difference two workers running the same kernel show (the A/A point's
+		 * distance from 1), never under the floor; the candidate's own noise is in its interval */
+		if (ps->has_aa)
+			ps->noise_band = fmax(floor, fabs(ps->aa_ci.point - 1.0));
 		ps->speedup.band = ps->noise_band;
 		for (size_t k = 2; k < n_run && !st; k++) {
 			int b = rs[k].base;

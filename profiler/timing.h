@@ -46,7 +46,7 @@ struct kf_profile_shape {
 	struct kf_ci speedup; /* reference / candidate; .band is noise_band */
 	bool has_aa;
 	struct kf_ci aa_ci;        /* reference / its twin: what "no difference" measures here */
-	double noise_band;         /* max(floor, how far aa_ci strays from 1): docs/spec/verification.md */
+	double noise_band;         /* max(floor, |aa_ci.point - 1|): docs/spec/verification.md */
 	uint32_t n_checked;        /* timed rounds whose outputs were checked */
 	bool retimed;              /* implausible: timed again in fresh workers, order reversed */
 	struct kf_ci retime;       /* the other of the two speedups (speedup is the less favourable) */

@@ -309,11 +309,13 @@ enum kf_status kf_svg_line_chart(struct kf_buf *b, const struct kf_series *s, si
 		double px = 0, py = 0;
 		bool first = true;
 		size_t shown = 0;
+		/* earlier series wider, so a later one drawn over the same points leaves them visible */
+		double width = 2.5 + 1.5 * (double)(n_series - 1 - i);
 		st = kf_buf_addf(
 		    b,
-		    "<polyline data-series=\"%zu\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" "
+		    "<polyline data-series=\"%zu\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" "
 		    "stroke-linejoin=\"round\" points=\"",
-		    i, col);
+		    i, col, width > 6.0 ? 6.0 : width);
 		for (size_t k = 0; k < s[i].n && !st; k++) {
 			double x = s[i].x[k], y = s[i].y[k];
 			if (!point_ok(o, x, y))
