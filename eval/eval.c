@@ -4,6 +4,8 @@
 #include "eval/eval.h"
 #include "eval/eval_int.h"
 
+#include "core/cancel.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -329,6 +331,12 @@ enum kf_status kf_eval_run(const struct kf_task *t, const char *name, const char
 
 	for (size_t i = 0; i < KF_ARRAY_SIZE(steps) && !settled && !st; i++)
 		st = steps[i](&r, &settled, err);
+	/* a failure while a cancellation was asked for is the cancellation's (a killed child) */
+	if (st && st != KF_ERR_NOMEM && st != KF_ERR_INTERRUPTED && kf_cancelled()) {
+		char was[sizeof(err->msg)];
+		snprintf(was, sizeof(was), "%s", err->msg);
+		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted (%s)", was);
+	}
 	if (st) {
 		kf_eval_outcome_free(res);
 		return st;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "cancel.h"
 #include "compare.h"
 #include "fs.h"
 #include "hash.h"
@@ -1715,6 +1716,12 @@ static enum kf_status verify_run(const struct kf_task *t, const char *name, cons
 	} else {
 		st = run_protocol(&c, err);
 	}
+	/* A verdict reached after a cancellation was asked for is no verdict: the cancellation kills the
+	 * workers and compilers, and a killed one reads as a crash, a failed start or a compile error, so a
+	 * correct kernel would leave as runtime_error (seen on a GPU, where a verification starts ~100
+	 * workers). Whatever the protocol returned, the answer is "interrupted". */
+	if (kf_cancelled() && st != KF_ERR_NOMEM)
+		st = kf_err_set(err, KF_ERR_INTERRUPTED, "interrupted before a verdict (none recorded)");
 	if (st)
 		goto fail;
 	c.res->elapsed_ms = (double)(now_ns() - t0) / 1e6;

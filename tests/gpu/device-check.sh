@@ -27,7 +27,13 @@
 # Binaries, first found: $KFORGE_BUNDLE (a --bundle folder), build/device-bundle, $KFORGE_BUILD (default
 # build/, when all their libraries resolve), else `make` there (needs the -dev packages). --bundle copies
 # from $KFORGE_BUILD too. DEVICE_CHECK_JOBS (8) verifications run at a time; DEVICE_CHECK_PAIRS_MAX
-# keeps the first N kernels of the list (a quick look at the script itself).
+# keeps the first N kernels of the list (a quick look at the script itself), DEVICE_CHECK_GROUPS some
+# groups of it; DEVICE_CHECK_ONLY runs some steps alone (see want()).
+#
+# What it costs on an H200 (measured 2026-12-04, docs/gpu-proof.md): a cuda worker starts in ~340 ms and
+# a verification starts two or three per shape, so one `verify` takes ~23 s alone and >90 s with 8 at a
+# time; a `profile` of matmul_f32 ~48 s. The whole list (155 kernels) and ten A/A runs do not fit one
+# 15-minute lease: split them across calls with DEVICE_CHECK_ONLY and DEVICE_CHECK_GROUPS.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -112,6 +118,9 @@ record() {
 	printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "$3" | tr '\t\n' '  ' | head -c 600)" >>"$results"
 	say "$(printf '%-5s %s: %s' "$2" "$1" "$3")"
 }
+# want STEP: DEVICE_CHECK_ONLY (a list of step names: startup smoke corpus cpuvs sticky aa regress
+# sanitizer metrics profile costmodel baselines) runs those alone; unset, every step runs
+want() { [ -z "${DEVICE_CHECK_ONLY:-}" ] || [[ " $DEVICE_CHECK_ONLY " == *" $1 "* ]]; }
 out_of_time() { [ $(($(date +%s) - t_start)) -ge "$budget_s" ]; }
 
 summary() { # summary EXIT_CODE GPU(true|false) REASON
@@ -240,6 +249,17 @@ verdict() {
 D=tests/data
 ex=tasks/examples
 
+# 0. how long a cuda worker takes to start (the driver's init, the primary context, CUPTI): every
+#    verification starts two or three per shape, so this is most of a verification's time on a GPU
+if want startup && [ "$G" = cuda ]; then
+	st_ms() { local t0 t1; t0=$(date +%s%N); env "$@" "$W" --probe cuda >/dev/null 2>&1; t1=$(date +%s%N); echo $(((t1 - t0) / 1000000)); }
+	with=$(for i in 1 2 3 4 5; do st_ms; done | sort -n | sed -n 3p)
+	without=$(for i in 1 2 3 4 5; do st_ms KFORGE_CUPTI=0; done | sort -n | sed -n 3p)
+	detail="kforge-worker --probe cuda, median of 5: ${with} ms with CUPTI, ${without} ms without"
+	[ "$with" -le 1000 ] && record worker-start pass "$detail" || record worker-start fail "$detail (over 1 s)"
+fi
+
+if want smoke; then
 # 1. smoke: compile for this arch, then the whole path on the simplest task
 if timeout 60 "$K" compile --arch "$arch" --json "$ex/vector_add_f32/reference.cu" >"$tmp/c.json" 2>"$tmp/c.err"; then
 	record smoke-compile pass "NVRTC compile for $arch"
@@ -250,18 +270,25 @@ cat "$tmp/c.json" "$tmp/c.err" >>"$log" 2>/dev/null
 read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$ex/vector_add_f32/reference.cu" "$G")
 [ "$st" = pass ] && [ "$rc" = 0 ] && record smoke-verify pass "vector_add_f32 reference on the $G backend" ||
 	record smoke-verify fail "vector_add_f32 reference: $st (exit $rc)"
+fi
 
+if want corpus; then
 # 2. every kernel of the corpora on this backend, DEVICE_CHECK_JOBS verifications at a time (one GPU
 #    shared by several workers: correctness does not depend on being alone on it; timing comes later,
 #    alone). Each job logs to its own file, appended to the log in list order afterwards.
 list_pairs >"$tmp/pairs"
+# DEVICE_CHECK_GROUPS (reference unusual hack real sanitizer) keeps those groups of the list
+if [ -n "${DEVICE_CHECK_GROUPS:-}" ]; then
+	awk -v g=" $DEVICE_CHECK_GROUPS " 'index(g, " " $3 " ")' "$tmp/pairs" >"$tmp/p2"
+	mv "$tmp/p2" "$tmp/pairs"
+fi
 [ -n "${DEVICE_CHECK_PAIRS_MAX:-}" ] && { head -n "$DEVICE_CHECK_PAIRS_MAX" "$tmp/pairs" >"$tmp/p2"; mv "$tmp/p2" "$tmp/pairs"; }
 mkdir -p "$tmp/vlog"
 export K G tmp t_start budget_s
 verdict_job() { # TASK KERNEL GROUP N -> "TASK KERNEL STATUS EXIT SECONDS"
 	local f="$tmp/vlog/$4" rc st t0=$(date +%s)
 	if [ $((t0 - t_start)) -ge "$budget_s" ]; then echo "$1 $2 late - 0"; return; fi
-	timeout 90 "$K" verify --backend "$G" --json --timeout-ms 20000 "$1" "$2" >"$f.json" 2>"$f.err"
+	timeout "${DEVICE_CHECK_VERIFY_S:-300}" "$K" verify --backend "$G" --json --timeout-ms 20000 "$1" "$2" >"$f.json" 2>"$f.err"
 	rc=$?
 	st=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("status","?"))' <"$f.json" 2>/dev/null)
 	{ echo "== verify --backend $G $1 $2 -> exit $rc ($(($(date +%s) - t0)) s)"; head -c 3000 "$f.json"; echo; head -c 2000 "$f.err"; } >"$f.log"
@@ -300,7 +327,9 @@ while read -r task kernel group; do
 	esac
 	if [[ "|$accepted|" == *"|$st|"* ]]; then record "$name" pass "$st"; else record "$name" fail "got $st (exit $rc), want $accepted"; fi
 done <"$tmp/pairs"
+fi
 
+if want cpuvs; then
 # 3. cpu and cuda verdicts agree on the same kernels (the cpu backend stands in for the GPU in CI). The cpu
 #    verdicts come from DEVICE_CHECK_CPU_VERDICTS (build/device-check-cpu.txt: `--cpu-verdicts FILE`
 #    on the build machine, the clang sanitizer there) when it lists the kernel, else from a cpu run here.
@@ -330,7 +359,9 @@ while read -r task kernel group; do
 		record "$name" fail "cpu $cpu, cuda $cuda"
 	fi
 done <"$tmp/pairs"
+fi
 
+if want sticky; then
 # 4. a sticky fault (illegal address: the context is dead) and then a good kernel: each verify runs
 #    in fresh workers, so the fault must not leak into the next
 cat >"$tmp/sticky.cu" <<'EOF'
@@ -349,7 +380,9 @@ read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$tmp/sticky.cu" "$G")
 read -r st rc < <(verdict "$ex/vector_add_f32/task.json" "$ex/vector_add_f32/reference.cu" "$G")
 [ "$st" = pass ] && record sticky-then-good pass "a good kernel passes right after" ||
 	record sticky-then-good fail "good kernel after the fault: $st (exit $rc)"
+fi
 
+if want aa; then
 # 5. the A/A test: a task's reference profiled against itself, DEVICE_CHECK_AA_RUNS (10) times in fresh
 #    workers; kforge may call at most one of them significant (docs/spec/verification.md: the noise band
 #     comes from an A/A twin inside each run, so a kernel against itself must stay inside it). The same
@@ -368,11 +401,12 @@ aa_tasks=${DEVICE_CHECK_AA_TASKS:-tasks/examples/matmul_f32}
 mkdir -p "$tmp/aa"
 for at in $aa_tasks; do
 	an=$(basename "$at")
+	# the events run first: on 2026-12-04 ten A/A runs of ~48 s each left no time for it
+	out_of_time || profile_json "$tmp/aa/$an.events.json" "$at/task.json" "$at/reference.cu" KFORGE_SANDBOX_LAYERS=all,-env KFORGE_CUPTI=0 || true
 	for i in $(seq 1 "${DEVICE_CHECK_AA_RUNS:-10}"); do
 		out_of_time && break
 		profile_json "$tmp/aa/$an.$i.json" "$at/task.json" "$at/reference.cu" || true
 	done
-	out_of_time || profile_json "$tmp/aa/$an.events.json" "$at/task.json" "$at/reference.cu" KFORGE_SANDBOX_LAYERS=all,-env KFORGE_CUPTI=0 || true
 done
 python3 - "$tmp/aa" "$outdir/aa.json" "$results" "$G" $aa_tasks <<'PY' 2>&1 | tee -a "$log"
 import glob, json, math, os, sys
@@ -447,7 +481,9 @@ with open(results, "a") as f:
         f.write("%s\t%s\t%s\n" % (name, st, detail.replace("\t", " ").replace("\n", " ")[:600]))
         print("%-5s %s: %s" % (st, name, detail[:300]))
 PY
+fi
 
+if want regress; then
 # ---- 6. kforge regress (section owned by the regress command; see docs/ci.md) -------------------------
 #    Record a baseline for a compute-bound kernel (tests/data/regress/spin_add.cu) with --update-baselines,
 #    re-run the unchanged kernel five times (noise alone must never fail), then swap in the copy slowed by
@@ -486,7 +522,7 @@ else
 	if [ "$reg_rc" = 0 ] && [ -n "$base" ]; then
 		record regress-record pass "baseline ${base} us for $arch"
 		cat "$tmp/reg/manifest.json" >>"$log"
-		for i in 1 2 3 4 5; do
+		for i in $(seq 1 "${DEVICE_CHECK_REGRESS_RUNS:-5}"); do
 			out_of_time && { record "regress-unchanged-$i" skip "out of time"; continue; }
 			regress_run "unchanged $i"
 			read -r st res chg lo hi < <(regress_timing)
@@ -510,7 +546,9 @@ else
 		record regress-record fail "exit $reg_rc: $(head -c 300 "$tmp/reg/err")"
 	fi
 fi
+fi
 
+if want sanitizer; then
 # 7. compute-sanitizer against the cpu sanitizer, kernel by kernel, on the sanitizer corpus
 #     (tests/data/sanitizer/expected.txt: the cpu sanitizer's verdicts). The verification runs unconfined
 #     (KFORGE_SANDBOX_LAYERS=none: the tool's injection library and its channel to the front end must
@@ -538,6 +576,12 @@ else
 		local st=$(grep -oE '"status": *"[a-z_]+"' "$f" | head -n 1 | sed 's/.*"\([a-z_]*\)"$/\1/')
 		echo "$n $rc ${st:-none}"
 	}
+	# the tool on the bare worker first (no kforge around it): does it start, and how long does it take
+	t0=$(date +%s%N)
+	timeout 120 "$cs" --tool memcheck "$W" --probe cuda >"$tmp/san.bare.txt" 2>&1
+	rc=$?
+	say "device-check: compute-sanitizer on kforge-worker --probe cuda: exit $rc in $((($(date +%s%N) - t0) / 1000000)) ms: $(grep -E 'ERROR SUMMARY|rror' "$tmp/san.bare.txt" | head -n 3 | tr '\n' ' ')"
+	cat "$tmp/san.bare.txt" >>"$san_log"
 	# the sanitizer probe: a tool that refuses the device (gVisor: "Device not supported") is a skip
 	read -r n rc st < <(san_errors memcheck "$ex/vector_add_f32/task.json" "$ex/vector_add_f32/reference.cu")
 	if ! grep -q 'ERROR SUMMARY' "$tmp/san.memcheck.txt" || grep -qi 'not supported' "$tmp/san.memcheck.txt"; then
@@ -591,7 +635,9 @@ else
 		done
 	fi
 fi
+fi
 
+if want metrics; then
 # 8. hardware counters through CUPTI's range profiler: a built-in
 #    kernel's metrics; a machine that withholds counters (privileges, virtualization) is a skip
 if [ "$G" = cuda ]; then
@@ -607,7 +653,9 @@ if [ "$G" = cuda ]; then
 		record validate-metrics pass "$(tr '\n' ' ' <"$tmp/v.txt")" ||
 		record validate-metrics fail "$(tr '\n' ' ' <"$tmp/v.txt")"
 fi
+fi
 
+if want profile; then
 # 9. profile on the examples
 for t in "$ex"/*/task.json; do
 	name="profile $(basename "$(dirname "$t")")"
@@ -623,7 +671,9 @@ for t in "$ex"/*/task.json; do
 		record "$name" fail "exit $rc: $(head -c 300 "$tmp/p.err")"
 	fi
 done
+fi
 
+if want costmodel; then
 # 10. the cost model's predicted against measured times (Spearman over the suite): this build has no
 #     cost model yet (issue 20), so there is nothing to correlate.
 if "$K" profile --help 2>&1 | grep -q -- '--clock model'; then
@@ -631,7 +681,9 @@ if "$K" profile --help 2>&1 | grep -q -- '--clock model'; then
 else
 	record cost-model-spearman skip "no cost model in this build (the 'model' clock is not implemented)"
 fi
+fi
 
+if want baselines; then
 # ---- 11. library baselines (section owned by the baselines work; core/baseline.h, sandbox/cuda/library.c) --
 #    a. cuBLAS, cuBLASLt and cuDNN load in the worker and their host-side descriptors build;
 #    b. every library baseline of the suite passes the verification protocol on this GPU (a cuDNN that
@@ -750,6 +802,7 @@ PY
 	else
 		record bench-vs-library fail "exit $rc: $detail $(head -c 200 "$tmp/vs.err")"
 	fi
+fi
 fi
 
 failed=$(awk -F'\t' '$2 == "fail"' "$results" | wc -l)

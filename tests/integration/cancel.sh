@@ -70,6 +70,22 @@ interrupt "verify, mid-compile, SIGTERM" TERM "kforge verify" 20 1 -- "$KFORGE" 
 interrupt "verify, kernel running, SIGINT" INT "kforge-worker" 60 4 -- "$KFORGE" verify "$TASK" "$DATA/spin.cu" \
 	--timeout-ms 120000
 
+# a correct kernel, SIGTERM while its verification starts and stops workers (a GPU verification starts
+# ~100): the killed workers must not read as the kernel's runtime error; no verdict comes out at all
+MM=$TOP/tasks/examples/matmul_f32
+for settle in 0.4 0.9 1.6; do
+	"$KFORGE" verify --json "$MM/task.json" "$MM/reference.cu" >"$TMP/vout" 2>"$TMP/verr" &
+	pid=$!
+	sleep "$settle"
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	st=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])' <"$TMP/vout" 2>/dev/null)
+	[ "$rc" = 130 ] && [ "$st" = interrupted ] &&
+		ok "verify --json, correct kernel, SIGTERM after ${settle}s: exit 130, status interrupted, no verdict" ||
+		bad "verify --json, correct kernel, SIGTERM after ${settle}s: exit $rc, status '$st': $(head -c 300 "$TMP/vout") $(head -c 300 "$TMP/verr")"
+done
+
 # optimize, while the model is "thinking" (the server holds the reply for 60 s): the request is dropped,
 # the run is recorded as interrupted, and --resume continues it
 if command -v python3 >/dev/null; then

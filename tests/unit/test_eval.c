@@ -4,8 +4,11 @@
  * re-check of timed outputs catches, kernels wrong at a hidden or a public shape, one that does not
  * compile; the task's baselines in the timings (tests/data/baselines); and the knowledge-base record of
  * outcomes in kb.h's vocabulary. */
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include "core/cancel.h"
 #include "eval/eval.h"
 #include "kb/kb.h"
 #include "testing.h"
@@ -108,6 +111,40 @@ static void test_verify_only(void)
 	kf_eval_outcome_free(r);
 
 	CHECK(kf_eval_file(task, DATA "no_such_kernel.cu", &o, &r, &err) == KF_ERR_NOTFOUND && !r);
+}
+
+/* SIGTERM while a verification runs: the cancellation kills the workers, and a killed worker must not
+ * read as the kernel's runtime error (seen on a GPU: a correct kernel left as runtime_error). The answer
+ * is KF_ERR_INTERRUPTED and no outcome, wherever in the protocol the request lands. */
+static void *cancel_after(void *arg)
+{
+	usleep((useconds_t)(uintptr_t)arg);
+	kf_cancel_request(SIGTERM);
+	return NULL;
+}
+
+static void test_cancel_is_no_verdict(void)
+{
+	static const unsigned delays_us[] = {150000, 400000, 900000};
+	struct kf_eval_opts o;
+	struct kf_err err = KF_ERR_INIT;
+	if (!task)
+		KF_SKIP("no task");
+	kf_cancel_install();
+	for (size_t i = 0; i < sizeof(delays_us) / sizeof(delays_us[0]); i++) {
+		struct kf_eval_outcome *r = NULL;
+		pthread_t th;
+		kf_eval_opts_init(&o);
+		o.backend = KF_BACKEND_CPU;
+		kf_cancel_reset();
+		CHECK(pthread_create(&th, NULL, cancel_after, (void *)(uintptr_t)delays_us[i]) == 0);
+		enum kf_status st = kf_eval_file(task, DATA "fast.cu", &o, &r, &err);
+		pthread_join(th, NULL);
+		CHECKF(st == KF_ERR_INTERRUPTED && !r, "cancelled after %u us: status %d, verdict %s (%s)",
+		       delays_us[i], (int)st, r ? kf_verdict_name(r->verdict) : "-", err.msg);
+		kf_eval_outcome_free(r);
+	}
+	kf_cancel_reset();
 }
 
 static void test_strict_reverification_catches_shape_trap(void)
@@ -464,6 +501,7 @@ int main(int argc, char **argv)
 	static const struct kf_test_case cases[] = {
 	    TEST(test_correct_kernel_is_timed_and_reverified),
 	    TEST(test_verify_only),
+	    TEST(test_cancel_is_no_verdict),
 	    TEST(test_strict_reverification_catches_shape_trap),
 	    TEST(test_recheck_catches_late_change),
 	    TEST(test_feedback_hides_hidden_shapes),
