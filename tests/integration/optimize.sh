@@ -11,7 +11,8 @@ command -v jq >/dev/null || { skip "jq not installed"; finish; exit; }
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 export NO_PROXY='*' no_proxy='*'
 
-TASK=$TOP/tests/data/vtasks/vadd_f32/task.json
+# vadd_f32, timed (cpu: the largest public shape) where a 2x win clears the A/A noise band
+TASK=$TOP/tests/data/optimize/task/task.json
 DATA=$TOP/tests/data/optimize
 python3 "$DATA/make_script.py" "$TMP/script.json" compile_error wrong slow fast
 python3 "$TOP/tests/llm_server.py" --port 0 --port-file "$TMP/port" --script "$TMP/script.json" \

@@ -14,7 +14,8 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 unset OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_API_KEY ANTHROPIC_BASE_URL KFORGE_MODEL
 export NO_PROXY='*' no_proxy='*'
 
-TASK=$TOP/tests/data/vtasks/vadd_f32/task.json
+# vadd_f32, timed (cpu: the largest public shape) where a 2x win clears the A/A noise band
+TASK=$TOP/tests/data/optimize/task/task.json
 DATA=$TOP/tests/data/optimize
 echo '{"replies": []}' >"$TMP/empty.json"
 python3 "$TOP/tests/llm_server.py" --port 0 --port-file "$TMP/port" --script "$TMP/empty.json" \
