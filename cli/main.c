@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "sandbox/sandbox.h"
+#include "suggest.h"
 
 static const struct kf_cmd commands[] = {
     {"verify", cmd_verify, "the verification protocol: verdict and reasons",
@@ -47,65 +48,29 @@ const struct kf_cmd *kf_cli_find(const char *name)
 	return NULL;
 }
 
-/* Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short words; names
- * longer than 31 characters are never close. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t n = strlen(a), m = strlen(b), d[33][33];
-	if (n > 31 || m > 31)
-		return 99;
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= n; i++)
-		for (size_t j = 1; j <= m; j++) {
-			size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < c)
-				c = d[i - 2][j - 2] + 1;
-			d[i][j] = c;
-		}
-	return d[n][m];
-}
-
 /* The command a typo most likely meant (git's "did you mean"), or NULL when none is close. */
 static const char *closest_command(const char *s)
 {
-	const char *best = NULL;
-	size_t best_d = 3; /* at most two edits away, and less than half the word */
-	for (size_t i = 0; i < KF_ARRAY_SIZE(commands); i++) {
-		size_t d = distance(s, commands[i].name);
-		if (d < best_d && d * 2 < strlen(commands[i].name)) {
-			best_d = d;
-			best = commands[i].name;
-		}
-	}
-	return best;
+	struct kf_suggest g;
+	kf_suggest_init(&g);
+	for (size_t i = 0; i < KF_ARRAY_SIZE(commands); i++)
+		kf_suggest_try(&g, s, commands[i].name);
+	return g.best;
 }
 
 /* The option a typo most likely meant, by the same rule. */
 static const char *closest_option(const char *name, size_t len, const struct kf_opt *opts, size_t n_opts)
 {
 	char typed[64];
-	const char *best = NULL;
-	size_t best_d = 3;
+	struct kf_suggest g;
 	if (len >= sizeof(typed))
 		return NULL;
 	memcpy(typed, name, len);
 	typed[len] = '\0';
-	for (size_t i = 0; i < n_opts; i++) {
-		size_t d = distance(typed, opts[i].name);
-		if (d < best_d && d * 2 < strlen(opts[i].name)) {
-			best_d = d;
-			best = opts[i].name;
-		}
-	}
-	return best;
+	kf_suggest_init(&g);
+	for (size_t i = 0; i < n_opts; i++)
+		kf_suggest_try(&g, typed, opts[i].name);
+	return g.best;
 }
 
 static void print_overview(FILE *f)
