@@ -24,6 +24,7 @@
 #include "eval/eval.h"
 #include "expr.h"
 #include "fs.h"
+#include "json.h"
 #include "kb/kb.h"
 #include "hash.h"
 #include "kfile.h"
@@ -31,8 +32,7 @@
 #include "profiler/timing.h"
 #include "task.h"
 
-#define DEFAULT_BUDGET_CALLS 20
-#define EVO_ISLANDS 2
+#define DEFAULT_BUDGET_CALLS KF_OPTIMIZE_BUDGET_CALLS
 /* Knowledge-base examples and lessons shown in each prompt. */
 #define N_EXAMPLES 2
 #define N_LESSONS 4
@@ -160,6 +160,7 @@ struct opt {
 	int concurrency;
 	struct kf_llm_client *llm;
 	struct kf_search *search;
+	struct kf_search_params params; /* what search searches with (a resume: the run's) */
 	struct cand *cands;
 	size_t n_cands, cap_cands;
 	struct req *reqs;
@@ -1115,6 +1116,7 @@ struct run_info {
 	double spend;
 	int64_t tin, tout;
 	char strategy[16], status[16];
+	char *config; /* the run's recorded configuration (JSON), malloc'd; NULL: none */
 };
 
 static int run_cb(void *ctx, const struct kf_kb_run *r)
@@ -1129,7 +1131,29 @@ static int run_cb(void *ctx, const struct kf_kb_run *r)
 	ri->tout = r->tokens_out;
 	snprintf(ri->strategy, sizeof(ri->strategy), "%s", r->strategy ? r->strategy : "");
 	snprintf(ri->status, sizeof(ri->status), "%s", r->status ? r->status : "");
+	free(ri->config);
+	ri->config = r->config ? kf_strdup(r->config) : NULL;
 	return 1;
+}
+
+/* The search parameters a run recorded in its configuration ("search"), over *p; none recorded: *p as
+ * it is. */
+static enum kf_status recorded_params(int64_t run, const char *config, struct kf_search_params *p,
+				      struct kf_err *err)
+{
+	char name[64];
+	struct kf_jpath path;
+	cJSON *j = config ? cJSON_Parse(config) : NULL;
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "search");
+	enum kf_status st = KF_OK;
+	snprintf(name, sizeof(name), "run %lld's configuration", (long long)run);
+	kf_jpath_init(&path, name);
+	kf_jpath_push_key(&path, "search");
+	if (o &&
+	    ((st = kf_search_params_parse(o, p, NULL, &path, err)) || (st = kf_search_params_check(p, err))))
+		kf_err_prefix(err, "cannot resume");
+	cJSON_Delete(j);
+	return st;
 }
 
 struct eval_info {
@@ -1291,8 +1315,10 @@ static char *run_config(const struct opt *z)
 	if (o->llm.base_url)
 		cJSON_AddStringToObject(j, "base_url", o->llm.base_url);
 	cJSON_AddNumberToObject(j, "concurrency", z->concurrency);
-	cJSON_AddNumberToObject(j, "islands", EVO_ISLANDS);
+	cJSON_AddNumberToObject(j, "islands", z->params.islands);
 	cJSON_AddNumberToObject(j, "early_stop_after", (double)kf_search_patience(z->search));
+	/* every knob of the search: a resume searches with these (kf_search_params_parse) */
+	kf_search_params_json(&z->params, cJSON_AddObjectToObject(j, "search"));
 	cJSON_AddNumberToObject(j, "strategies_asked", z->want_strategies ? N_STRATEGIES : 0);
 	cJSON_AddStringToObject(j, "backend", kf_backend_name(o->backend));
 	if (o->llm.provider != KF_LLM_REPLAY) {
@@ -1432,7 +1458,8 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 	if (!c0 || !(c0->source = kf_strdup(z->ref_source)))
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
 	int64_t budget = o->budget_calls > 0 ? o->budget_calls : DEFAULT_BUDGET_CALLS;
-	z->search = kf_search_new(z->strategy, EVO_ISLANDS);
+	z->params = o->search ? *o->search : kf_search_params_default();
+	z->search = kf_search_new(z->strategy, &z->params);
 	struct kf_search_cand root = {.parent = -1};
 	if (!z->search || kf_search_add(z->search, &root, false) < 0)
 		return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
@@ -1442,7 +1469,14 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 
 	if (o->resume_run > 0) {
 		struct run_info ri = {0};
-		if ((st = kf_kb_run_get(z->kb, o->resume_run, run_cb, &ri, err)))
+		st = kf_kb_run_get(z->kb, o->resume_run, run_cb, &ri, err);
+		/* the run searches on as it started: its strategy (below), and the parameters it recorded (a
+		 * run recorded before they were is one with the defaults) */
+		z->params = kf_search_params_default();
+		if (!st)
+			st = recorded_params(o->resume_run, ri.config, &z->params, err);
+		free(ri.config);
+		if (st)
 			return st;
 		if (ri.task_id != z->task_id)
 			return kf_err_set(err, KF_ERR_INVALID,
@@ -1454,14 +1488,12 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 			return kf_err_set(err, KF_ERR_INVALID,
 					  "run %lld is not an optimize run (strategy '%s')",
 					  (long long)o->resume_run, ri.strategy);
-		if (s != z->strategy) {
-			z->strategy = s;
-			kf_search_free(z->search);
-			z->search = kf_search_new(s, EVO_ISLANDS);
-			if (!z->search || kf_search_add(z->search, &root, false) < 0)
-				return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
-			kf_search_set_budget(z->search, budget);
-		}
+		z->strategy = s;
+		kf_search_free(z->search);
+		z->search = kf_search_new(s, &z->params);
+		if (!z->search || kf_search_add(z->search, &root, false) < 0)
+			return kf_err_set(err, KF_ERR_NOMEM, "out of memory");
+		kf_search_set_budget(z->search, budget);
 		z->run_id = o->resume_run;
 		z->seed = (uint64_t)ri.seed;
 		z->k0 = (uint64_t)ri.n_calls;

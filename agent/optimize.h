@@ -12,6 +12,8 @@
 #include "sandbox/sandbox.h"
 #include "verifier/verifier.h"
 
+struct kf_search_params;
+
 enum kf_strategy { KF_STRATEGY_EVO = 0, KF_STRATEGY_MCTS = 1, KF_STRATEGY_SCHEDULE = 2 };
 const char *kf_strategy_name(enum kf_strategy s); /* "evo", "mcts", "schedule" */
 bool kf_strategy_parse(const char *s, enum kf_strategy *out);
@@ -37,11 +39,16 @@ struct kf_optimize_count {
 #define KF_OPTIMIZE_MAX_KINDS 16
 typedef void (*kf_optimize_progress_fn)(void *ctx, const struct kf_optimize_progress *p);
 
+#define KF_OPTIMIZE_BUDGET_CALLS 20 /* the default call budget */
+
 struct kf_optimize_opts {
 	const char *task_path; /* required */
 	enum kf_strategy strategy;
+	const struct kf_search_params
+	    *search;              /* the strategies' knobs (agent/search.h), checked by the
+				     caller; NULL: the defaults. A resume searches with the run's */
 	struct kf_llm_config llm; /* provider, model, base_url, concurrency, replay_path ... */
-	int64_t budget_calls;     /* 0: default 20 */
+	int64_t budget_calls;     /* 0: KF_OPTIMIZE_BUDGET_CALLS */
 	double budget_usd;        /* 0: none */
 	double time_limit_s;      /* 0: none */
 	enum kf_backend_kind backend;

@@ -4,41 +4,222 @@
 #include "agent/search.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A failed kernel gets repaired (its feedback shown to the LLM) while the chain of failures it ends is at
- * most this long; past that the search goes back to correct parents. */
+#include "json.h"
+#include "suggest.h"
+
+/* The defaults of struct kf_search_params (agent/search.h says what each does):
+ * - a failed kernel gets repaired (its feedback shown to the LLM) while the chain of failures it ends is at
+ *   most REPAIR_MAX_DEPTH long; past that the search goes back to correct parents;
+ * - evo: every MIGRATE_EVERY added candidates, each island's best correct kernel joins the next island;
+ *   the parent is the island's best with p 0.6 (exploit), the elite of a random occupied MAP-Elites cell
+ *   with p 0.25 (explore, up to P_EXPLORE), else a random correct member;
+ * - mcts: UCT's exploration constant (rewards are log2 speedups clipped to [-2, 2], failures -1), and the
+ *   widening cap;
+ * - patience: at least PATIENCE_MIN attempts without a significant improvement, or this share of the
+ *   budget;
+ * - schedule: about SCHED_SEED_SHARE of the calls are seeds (fresh implementations of a strategy), three
+ *   quarters of them at the start and the rest kept for when refinement stalls (half the patience without
+ *   a significant improvement); failures are repaired while their chain is at most SCHED_REPAIR_MAX_DEPTH
+ *   long and they are promising (a seed's, or a child of a top kernel). */
+#define ISLANDS 2
 #define REPAIR_MAX_DEPTH 2
-/* Evo: every MIGRATE_EVERY added candidates, each island's best correct kernel joins the next island. */
 #define MIGRATE_EVERY 5
-/* Evo parent choice: exploit (the island's best) with p 0.6, explore (the elite of a random occupied
- * MAP-Elites cell) with p 0.25, else a random correct member. */
 #define P_EXPLOIT 0.6
 #define P_EXPLORE 0.85
+#define UCT_C 1.0
+#define MCTS_MAX_CHILDREN 4
+#define PATIENCE_MIN 8
+#define PATIENCE_SHARE 0.3
+#define SCHED_SEED_SHARE 0.2
+#define SCHED_REPAIR_MAX_DEPTH 3
 /* MAP-Elites grid: 8 technique-tag buckets x 6 code-length bands. */
 #define TAG_BUCKETS 8
 #define LEN_BANDS 6
 #define N_CELLS (TAG_BUCKETS * LEN_BANDS)
-/* MCTS exploration constant of UCT (rewards are log2 speedups clipped to [-2, 2], failures -1). */
-#define UCT_C 1.0
-#define MCTS_MAX_CHILDREN 4
-/* Patience: at least this many attempts without a significant improvement, or this share of the budget. */
-#define PATIENCE_MIN 8
-#define PATIENCE_SHARE 0.3
 #define DEFAULT_BUDGET 20
-/* Schedule: about this share of the calls are seeds (fresh implementations of a strategy), three quarters
- * of them at the start and the rest kept for when refinement stalls (half the patience without a
- * significant improvement); failures are repaired while their chain is at most this long and they are
- * promising (a seed's, or a child of a top kernel); refinement draws from the top kernels with these
- * weights. */
-#define SCHED_SEED_SHARE 0.2
-#define SCHED_REPAIR_MAX_DEPTH 3
+/* Schedule: refinement draws from the top kernels with these weights. */
 #define SCHED_TOP 3
 static const double sched_top_w[SCHED_TOP] = {0.6, 0.25, 0.15};
 
+/* ---- parameters ------------------------------------------------------------------------------ */
+
+struct kf_search_params kf_search_params_default(void)
+{
+	struct kf_search_params p = {
+	    .islands = ISLANDS,
+	    .migrate_every = MIGRATE_EVERY,
+	    .p_exploit = P_EXPLOIT,
+	    .p_explore = P_EXPLORE,
+	    .uct_c = UCT_C,
+	    .mcts_max_children = MCTS_MAX_CHILDREN,
+	    .patience_min = PATIENCE_MIN,
+	    .patience_share = PATIENCE_SHARE,
+	    .repair_max_depth = REPAIR_MAX_DEPTH,
+	    .schedule_seed_share = SCHED_SEED_SHARE,
+	    .schedule_repair_max_depth = SCHED_REPAIR_MAX_DEPTH,
+	};
+	return p;
+}
+
+/* Each parameter: its name, where it lives, its kind and range (lo excluded when lo_open). */
+static const struct param_def {
+	const char *name;
+	size_t off;
+	bool integer;
+	double lo, hi;
+	bool lo_open;
+} defs[KF_SEARCH_N_PARAMS] = {
+    {"islands", offsetof(struct kf_search_params, islands), true, 1, 32, false},
+    {"migrate_every", offsetof(struct kf_search_params, migrate_every), true, 1, 1000, false},
+    {"p_exploit", offsetof(struct kf_search_params, p_exploit), false, 0, 1, false},
+    {"p_explore", offsetof(struct kf_search_params, p_explore), false, 0, 1, false},
+    {"uct_c", offsetof(struct kf_search_params, uct_c), false, 0, 100, false},
+    {"mcts_max_children", offsetof(struct kf_search_params, mcts_max_children), true, 1, 64, false},
+    {"patience_min", offsetof(struct kf_search_params, patience_min), true, 1, 1000000, false},
+    {"patience_share", offsetof(struct kf_search_params, patience_share), false, 0, 1, true},
+    {"repair_max_depth", offsetof(struct kf_search_params, repair_max_depth), true, 0, 16, false},
+    {"schedule_seed_share", offsetof(struct kf_search_params, schedule_seed_share), false, 0, 1, true},
+    {"schedule_repair_max_depth", offsetof(struct kf_search_params, schedule_repair_max_depth), true, 0, 16,
+     false},
+};
+
+const char *kf_search_param_name(size_t i)
+{
+	return i < KF_SEARCH_N_PARAMS ? defs[i].name : NULL;
+}
+
+double kf_search_param_get(const struct kf_search_params *p, size_t i)
+{
+	if (i >= KF_SEARCH_N_PARAMS)
+		return 0;
+	const char *at = (const char *)p + defs[i].off;
+	if (defs[i].integer) {
+		int v;
+		memcpy(&v, at, sizeof(v));
+		return v;
+	}
+	double d;
+	memcpy(&d, at, sizeof(d));
+	return d;
+}
+
+static void param_set(struct kf_search_params *p, size_t i, double v)
+{
+	char *at = (char *)p + defs[i].off;
+	if (defs[i].integer) {
+		int n = (int)v;
+		memcpy(at, &n, sizeof(n));
+	} else {
+		memcpy(at, &v, sizeof(v));
+	}
+}
+
+/* "an integer 1..32", "a number in (0, 1]" */
+static void param_range(size_t i, char *buf, size_t n)
+{
+	const struct param_def *d = &defs[i];
+	if (d->integer)
+		snprintf(buf, n, "an integer %.0f..%.0f", d->lo, d->hi);
+	else
+		snprintf(buf, n, "a number in %c%g, %g]", d->lo_open ? '(' : '[', d->lo, d->hi);
+}
+
+static bool param_ok(size_t i, double v)
+{
+	const struct param_def *d = &defs[i];
+	if (!isfinite(v) || (d->integer && v != floor(v)))
+		return false;
+	return (d->lo_open ? v > d->lo : v >= d->lo) && v <= d->hi;
+}
+
+enum kf_status kf_search_params_check(const struct kf_search_params *p, struct kf_err *err)
+{
+	char range[64];
+	for (size_t i = 0; i < KF_SEARCH_N_PARAMS; i++) {
+		double v = kf_search_param_get(p, i);
+		if (!param_ok(i, v)) {
+			param_range(i, range, sizeof(range));
+			return kf_err_set(err, KF_ERR_INVALID, "%s: expected %s, got %.15g", defs[i].name,
+					  range, v);
+		}
+	}
+	if (p->p_exploit > p->p_explore)
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "p_explore: expected a number in [p_exploit, 1] (p_exploit is %g), got %g",
+				  p->p_exploit, p->p_explore);
+	return KF_OK;
+}
+
+enum kf_status kf_search_params_parse(const cJSON *obj, struct kf_search_params *p, uint32_t *found,
+				      struct kf_jpath *path, struct kf_err *err)
+{
+	char range[64], got[64];
+	uint32_t seen = 0;
+	enum kf_status st = KF_OK;
+	if (!cJSON_IsObject(obj))
+		return kf_jpath_err(path, err, KF_ERR_INVALID, "expected an object, got %s",
+				    kf_json_type_name(obj));
+	for (const cJSON *c = obj->child; c && !st; c = c->next) {
+		const char *key = c->string ? c->string : "";
+		size_t i = 0;
+		while (i < KF_SEARCH_N_PARAMS && strcmp(key, defs[i].name))
+			i++;
+		if (i == KF_SEARCH_N_PARAMS) {
+			struct kf_suggest g;
+			kf_suggest_init(&g);
+			for (size_t k = 0; k < KF_SEARCH_N_PARAMS; k++)
+				kf_suggest_try(&g, key, defs[k].name);
+			if (g.best)
+				return kf_jpath_err(path, err, KF_ERR_INVALID,
+						    "unknown key '%s'; did you mean '%s'?", key, g.best);
+			return kf_jpath_err(path, err, KF_ERR_INVALID, "unknown key '%s'", key);
+		}
+		size_t mark = kf_jpath_push_key(path, key);
+		if (!cJSON_IsNumber(c) || !param_ok(i, c->valuedouble)) {
+			char *text = cJSON_PrintUnformatted(c);
+			snprintf(got, sizeof(got), "%s", text ? text : kf_json_type_name(c));
+			free(text);
+			param_range(i, range, sizeof(range));
+			st = kf_jpath_err(path, err, KF_ERR_INVALID, "expected %s, got %s", range, got);
+		} else {
+			param_set(p, i, c->valuedouble);
+			seen |= 1u << i;
+		}
+		kf_jpath_pop(path, mark);
+	}
+	if (!st && p->p_exploit > p->p_explore) {
+		size_t mark = kf_jpath_push_key(path, seen >> 3 & 1u ? "p_explore" : "p_exploit");
+		st = kf_jpath_err(path, err, KF_ERR_INVALID,
+				  "p_exploit (%g) must not be above p_explore (%g): they split one draw",
+				  p->p_exploit, p->p_explore);
+		kf_jpath_pop(path, mark);
+	}
+	if (!st && found)
+		*found = seen;
+	return st;
+}
+
+bool kf_search_params_json(const struct kf_search_params *p, cJSON *obj)
+{
+	for (size_t i = 0; i < KF_SEARCH_N_PARAMS; i++) {
+		double v = kf_search_param_get(p, i);
+		if (!(defs[i].integer ? kf_json_add_int(obj, defs[i].name, (int64_t)v)
+				      : kf_json_add_number(obj, defs[i].name, v)))
+			return false;
+	}
+	return true;
+}
+
+/* ---- the search -------------------------------------------------------------------------------- */
+
 struct kf_search {
 	enum kf_strategy strategy;
+	struct kf_search_params p;
 	int n_islands;
 	size_t n, cap;
 	struct kf_search_cand *v;
@@ -55,13 +236,16 @@ struct kf_search {
 	double svalue[KF_SEARCH_MAX_STRATEGIES];
 };
 
-struct kf_search *kf_search_new(enum kf_strategy st, int n_islands)
+struct kf_search *kf_search_new(enum kf_strategy st, const struct kf_search_params *params)
 {
 	struct kf_search *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->strategy = st;
-	s->n_islands = n_islands < 1 ? 1 : n_islands > 32 ? 32 : n_islands;
+	s->p = params ? *params : kf_search_params_default();
+	if (s->p.migrate_every < 1)
+		s->p.migrate_every = 1;
+	s->n_islands = s->p.islands < 1 ? 1 : s->p.islands > 32 ? 32 : s->p.islands;
 	s->budget = DEFAULT_BUDGET;
 	s->sig_level = 1.0;
 	return s;
@@ -84,8 +268,8 @@ void kf_search_set_budget(struct kf_search *s, int64_t calls)
 
 int64_t kf_search_patience(const struct kf_search *s)
 {
-	int64_t p = (int64_t)ceil(PATIENCE_SHARE * (double)s->budget);
-	return p > PATIENCE_MIN ? p : PATIENCE_MIN;
+	int64_t p = (int64_t)ceil(s->p.patience_share * (double)s->budget);
+	return p > s->p.patience_min ? p : s->p.patience_min;
 }
 
 bool kf_search_stagnant(const struct kf_search *s)
@@ -248,7 +432,7 @@ int kf_search_add(struct kf_search *s, const struct kf_search_cand *c, bool in_f
 	}
 	s->n++;
 	s->added++;
-	if (s->strategy == KF_STRATEGY_EVO && s->added % MIGRATE_EVERY == 0)
+	if (s->strategy == KF_STRATEGY_EVO && s->added % s->p.migrate_every == 0)
 		migrate(s);
 	return (int)(s->n - 1);
 }
@@ -258,7 +442,7 @@ static int repair_target(struct kf_search *s, int island)
 {
 	for (size_t i = s->n; i-- > 1;) {
 		struct kf_search_cand *c = &s->v[i];
-		if (c->failed && !c->repaired && !c->pending && c->fail_depth <= REPAIR_MAX_DEPTH &&
+		if (c->failed && !c->repaired && !c->pending && c->fail_depth <= s->p.repair_max_depth &&
 		    (island < 0 || c->island == island))
 			return (int)i;
 	}
@@ -278,12 +462,12 @@ static void pick_evo(struct kf_search *s, uint64_t k, struct kf_rng *rng, struct
 		return;
 	}
 	out->island = island;
-	if (u < P_EXPLOIT) {
+	if (u < s->p.p_exploit) {
 		out->parent = best_member(s, island);
 		out->why = "exploit";
 		return;
 	}
-	if (u < P_EXPLORE) {
+	if (u < s->p.p_explore) {
 		/* MAP-Elites: the elite (highest speedup) of each occupied cell among the island's members */
 		int elite[N_CELLS], n_occ = 0, occ[N_CELLS];
 		for (int c = 0; c < N_CELLS; c++)
@@ -310,19 +494,19 @@ static void pick_evo(struct kf_search *s, uint64_t k, struct kf_rng *rng, struct
 	out->why = "random";
 }
 
-static int widen(int visits)
+static int widen(const struct kf_search *s, int visits)
 {
 	int m = 1 + (int)floor(sqrt((double)visits) / 2);
-	return m > MCTS_MAX_CHILDREN ? MCTS_MAX_CHILDREN : m;
+	return m > s->p.mcts_max_children ? s->p.mcts_max_children : m;
 }
 
 /* How many children a node may have now: correct nodes widen with their visits (progressive widening),
  * a failed node gets one repair while its failure chain is short. */
-static int max_children(const struct kf_search_cand *c)
+static int max_children(const struct kf_search *s, const struct kf_search_cand *c)
 {
 	if (!c->correct)
-		return c->fail_depth <= REPAIR_MAX_DEPTH ? 1 : 0;
-	return widen(c->visits);
+		return c->fail_depth <= s->p.repair_max_depth ? 1 : 0;
+	return widen(s, c->visits);
 }
 
 /* UCT over the children of v (those in strategy st when st >= 0 and v is the root); -1 when none. */
@@ -335,7 +519,7 @@ static int uct_child(const struct kf_search *s, int v, int st, int parent_visits
 		if (ch->parent != v || (st >= 0 && ch->strategy != st))
 			continue;
 		double n = ch->visits > 0 ? ch->visits : 1;
-		double u = ch->value / n + UCT_C * sqrt(lnN / n) + 1e-9 * kf_rng_uniform(rng);
+		double u = ch->value / n + s->p.uct_c * sqrt(lnN / n) + 1e-9 * kf_rng_uniform(rng);
 		if (u > best_u) {
 			best_u = u;
 			best = (int)i;
@@ -357,15 +541,15 @@ static void pick_mcts(struct kf_search *s, struct kf_rng *rng, struct kf_search_
 		double best_u = -INFINITY, lnN = log((double)(s->v[0].visits > 0 ? s->v[0].visits : 1) + 1);
 		for (int i = 0; i < s->n_strategies; i++) {
 			double n = s->svisits[i] > 0 ? s->svisits[i] : 0;
-			double u =
-			    n == 0 ? 1e9 - i
-				   : s->svalue[i] / n + UCT_C * sqrt(lnN / n) + 1e-9 * kf_rng_uniform(rng);
+			double u = n == 0 ? 1e9 - i
+					  : s->svalue[i] / n + s->p.uct_c * sqrt(lnN / n) +
+						1e-9 * kf_rng_uniform(rng);
 			if (u > best_u) {
 				best_u = u;
 				st = i;
 			}
 		}
-		if (s->schildren[st] + s->spending[st] < widen(s->svisits[st])) {
+		if (s->schildren[st] + s->spending[st] < widen(s, s->svisits[st])) {
 			v = 0; /* expand the strategy node: a new implementation */
 		} else {
 			int c = uct_child(s, 0, st, s->svisits[st], rng);
@@ -374,7 +558,7 @@ static void pick_mcts(struct kf_search *s, struct kf_rng *rng, struct kf_search_
 	}
 	for (int steps = 0; v > 0 && steps < 1000; steps++) {
 		struct kf_search_cand *c = &s->v[v];
-		if (c->n_children + c->pending < max_children(c))
+		if (c->n_children + c->pending < max_children(s, c))
 			break;
 		int best = uct_child(s, v, -1, c->visits, rng);
 		if (best < 0) { /* a dead leaf (a failure past its repairs): widen above instead */
@@ -387,7 +571,7 @@ static void pick_mcts(struct kf_search *s, struct kf_rng *rng, struct kf_search_
 		/* the plain tree: descend from the root as before */
 		for (int steps = 0; steps < 1000; steps++) {
 			struct kf_search_cand *c = &s->v[v];
-			if (c->n_children + c->pending < max_children(c))
+			if (c->n_children + c->pending < max_children(s, c))
 				break;
 			int best = uct_child(s, v, -1, c->visits, rng);
 			if (best < 0) {
@@ -420,7 +604,7 @@ static void pick_mcts(struct kf_search *s, struct kf_rng *rng, struct kf_search_
 static bool promising(const struct kf_search *s, const struct kf_search_cand *c, const int *top, int n_top)
 {
 	if (!c->failed || c->repaired || c->pending || !c->repairable ||
-	    c->fail_depth > SCHED_REPAIR_MAX_DEPTH)
+	    c->fail_depth > s->p.schedule_repair_max_depth)
 		return false;
 	int root = (int)(c - s->v);
 	while (root > 0 && !s->v[root].correct)
@@ -464,7 +648,7 @@ static void pick_schedule(struct kf_search *s, uint64_t k, struct kf_rng *rng, s
 	if (n_top > SCHED_TOP)
 		n_top = SCHED_TOP;
 	double u = kf_rng_uniform(rng); /* drawn every time so the stream per request is fixed */
-	int64_t n_seeds = (int64_t)floor(SCHED_SEED_SHARE * (double)s->budget + 0.5);
+	int64_t n_seeds = (int64_t)floor(s->p.schedule_seed_share * (double)s->budget + 0.5);
 	if (n_seeds < 2)
 		n_seeds = 2;
 	int64_t upfront = (3 * n_seeds + 3) / 4;

@@ -49,9 +49,51 @@ struct kf_search_pick {
 	const char *why; /* "seed", "repair", "exploit", "explore", "random", "uct", "refine" */
 };
 
+/* The knobs of the strategies (docs/config.md: a config file's optimize.search). The defaults are what the
+ * search always used; a run records the ones it searched with, and a resume takes them from that record. */
+struct kf_search_params {
+	int islands;                   /* evo: islands, 1..32 (2) */
+	int migrate_every;             /* evo: each island's best joins the next one every this many added
+					  candidates, 1..1000 (5) */
+	double p_exploit;              /* evo: the parent is the island's best with this probability (0.6) */
+	double p_explore;              /* evo: ... else a MAP-Elites cell's elite below this one, else a
+					  random member; p_exploit <= p_explore <= 1 (0.85) */
+	double uct_c;                  /* mcts: UCT's exploration constant, 0..100 (1) */
+	int mcts_max_children;         /* mcts: progressive widening stops at this many children, 1..64 (4) */
+	int patience_min;              /* stop after at least this many attempts without a significant
+					  improvement, 1..1000000 (8) ... */
+	double patience_share;         /* ... or this share of the call budget when more, (0, 1] (0.3) */
+	int repair_max_depth;          /* evo, mcts: a failure is repaired while its chain of failures is at
+					  most this long, 0..16 (2) */
+	double schedule_seed_share;    /* schedule: this share of the calls are seeds, (0, 1] (0.2) */
+	int schedule_repair_max_depth; /* schedule: repair_max_depth of the schedule, 0..16 (3) */
+};
+#define KF_SEARCH_N_PARAMS 11
+struct kf_search_params kf_search_params_default(void);
+/* The parameters by index (0..KF_SEARCH_N_PARAMS-1), in the order of the struct: the name a config file
+ * and a run record use ("islands"), and the value as a double (integers exactly). */
+const char *kf_search_param_name(size_t i);
+double kf_search_param_get(const struct kf_search_params *p, size_t i);
+/* KF_ERR_INVALID naming the parameter when one is out of its range: "islands: expected an integer 1..32,
+ * got 40". */
+enum kf_status kf_search_params_check(const struct kf_search_params *p, struct kf_err *err);
+/* Reads the parameters an object sets (a config file's optimize.search, a run record's "search") over *p:
+ * every key must be a parameter (else "unknown key 'x'; did you mean 'y'?"), every value a number in its
+ * range; errors read "FILE: PATH.KEY: expected an integer 1..32, got "x"" (path: where obj is). found (may
+ * be NULL) gets bit i set for each parameter i the object sets. */
+struct cJSON;
+struct kf_jpath;
+enum kf_status kf_search_params_parse(const struct cJSON *obj, struct kf_search_params *p, uint32_t *found,
+				      struct kf_jpath *path, struct kf_err *err);
+/* Adds every parameter to obj (integers as integers); false when out of memory. */
+bool kf_search_params_json(const struct kf_search_params *p, struct cJSON *obj);
+
 struct kf_search;
 
-struct kf_search *kf_search_new(enum kf_strategy s, int n_islands);
+/* A search with params (NULL: the defaults), which the caller checked with kf_search_params_check (what
+ * memory safety needs is clamped anyway: islands to 1..32, migrate_every to >= 1). NULL when out of
+ * memory. */
+struct kf_search *kf_search_new(enum kf_strategy s, const struct kf_search_params *params);
 void kf_search_free(struct kf_search *s);
 /* Candidates are stored by the search (index = recording order); add the reference first. */
 size_t kf_search_count(const struct kf_search *s);
@@ -77,8 +119,8 @@ int kf_search_strategies(const struct kf_search *s);
 /* The run's call budget (schedule's seed share, patience); 0: 20. */
 void kf_search_set_budget(struct kf_search *s, int64_t calls);
 
-/* Patience: stop after max(8, 30% of the budget) candidates and unusable replies in a row without a
- * significant improvement. */
+/* Patience: stop after max(patience_min, patience_share x the budget) (by default max(8, 30%)) candidates and
+ * unusable replies in a row without a significant improvement. */
 int64_t kf_search_patience(const struct kf_search *s);
 /* True once the patience is used up. */
 bool kf_search_stagnant(const struct kf_search *s);

@@ -118,7 +118,7 @@ static double run_search(const struct library *lib, enum kf_strategy st, int bud
 	size_t n = 1;
 	int strat[STRATEGIES];
 	struct kf_rng r;
-	struct kf_search *s = kf_search_new(st, 2);
+	struct kf_search *s = kf_search_new(st, NULL);
 	struct kf_search_cand root = {.parent = -1};
 
 	kf_rng_seed(&r, seed);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/search.h"
+#include "json.h"
 #include "testing.h"
 
 static struct kf_search_cand mk(int parent, bool correct, double speedup, int island, int cell)
@@ -22,7 +23,7 @@ static struct kf_search_cand mk(int parent, bool correct, double speedup, int is
 
 static struct kf_search *with_root(enum kf_strategy s)
 {
-	struct kf_search *x = kf_search_new(s, 2);
+	struct kf_search *x = kf_search_new(s, NULL);
 	struct kf_search_cand root = {.parent = -1};
 	CHECK(x != NULL);
 	CHECK_EQ_INT(kf_search_add(x, &root, false), 0);
@@ -375,6 +376,245 @@ static void test_evo_strategies(void)
 	kf_search_free(s);
 }
 
-KF_TEST_MAIN(TEST(test_strategy_names), TEST(test_cells), TEST(test_evo_repair_then_exploit),
+/* The parameters: the defaults are the values the search always had, the check names the key that is out of
+ * range, and the parser reads a config file's object with the file and key in every error. */
+static void test_params_check(void)
+{
+	struct kf_search_params p = kf_search_params_default(), q;
+	struct kf_err err = KF_ERR_INIT;
+	CHECK_EQ_INT(p.islands, 2);
+	CHECK_EQ_INT(p.migrate_every, 5);
+	CHECK_NEAR(p.p_exploit, 0.6, 0);
+	CHECK_NEAR(p.p_explore, 0.85, 0);
+	CHECK_NEAR(p.uct_c, 1.0, 0);
+	CHECK_EQ_INT(p.mcts_max_children, 4);
+	CHECK_EQ_INT(p.patience_min, 8);
+	CHECK_NEAR(p.patience_share, 0.3, 0);
+	CHECK_EQ_INT(p.repair_max_depth, 2);
+	CHECK_NEAR(p.schedule_seed_share, 0.2, 0);
+	CHECK_EQ_INT(p.schedule_repair_max_depth, 3);
+	CHECK_EQ_INT(kf_search_params_check(&p, &err), KF_OK);
+	CHECK_STR(kf_search_param_name(0), "islands");
+	CHECK_STR(kf_search_param_name(KF_SEARCH_N_PARAMS - 1), "schedule_repair_max_depth");
+	CHECK(kf_search_param_name(KF_SEARCH_N_PARAMS) == NULL);
+	CHECK_NEAR(kf_search_param_get(&p, 7), 0.3, 0); /* patience_share */
+	CHECK_EQ_INT((int)kf_search_param_get(&p, 6), 8);
+
+	q = p;
+	q.islands = 33;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "islands: expected an integer 1..32, got 33");
+	q = p;
+	q.islands = 0;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	q = p;
+	q.islands = 32;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_OK);
+	q = p;
+	q.patience_min = 0;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "patience_min: ");
+	q = p;
+	q.patience_share = 0; /* (0, 1]: no patience at all is not a share */
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "patience_share: expected a number in (0, 1], got 0");
+	q.patience_share = 1;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_OK);
+	q = p;
+	q.schedule_seed_share = 1.5;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "schedule_seed_share: ");
+	q = p;
+	q.p_exploit = 0.9; /* above p_explore: the two split one draw */
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "p_explore: ");
+	q = p;
+	q.p_explore = -0.1;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	q = p;
+	q.uct_c = NAN;
+	CHECK_EQ_INT(kf_search_params_check(&q, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "uct_c: ");
+}
+
+static enum kf_status parse_text(const char *text, struct kf_search_params *p, uint32_t *found,
+				 struct kf_err *err)
+{
+	cJSON *j = cJSON_Parse(text);
+	struct kf_jpath path;
+	kf_jpath_init(&path, "k.json");
+	kf_jpath_push_key(&path, "optimize");
+	kf_jpath_push_key(&path, "search");
+	enum kf_status st = kf_search_params_parse(j, p, found, &path, err);
+	CHECK_STR(kf_jpath_str(&path), "optimize.search"); /* left as it was */
+	cJSON_Delete(j);
+	return st;
+}
+
+static void test_params_parse(void)
+{
+	struct kf_search_params p = kf_search_params_default();
+	struct kf_err err = KF_ERR_INIT;
+	uint32_t found = 0;
+	CHECK_EQ_INT(parse_text("{\"islands\": 4, \"patience_share\": 0.5, \"uct_c\": 2}", &p, &found, &err),
+		     KF_OK);
+	CHECK_EQ_INT(p.islands, 4);
+	CHECK_NEAR(p.patience_share, 0.5, 0);
+	CHECK_NEAR(p.uct_c, 2.0, 0);
+	CHECK_EQ_INT(p.migrate_every, 5); /* what the object leaves out stays */
+	CHECK_EQ_INT(found, (1u << 0) | (1u << 7) | (1u << 4));
+
+	p = kf_search_params_default();
+	CHECK_EQ_INT(parse_text("{\"island\": 4}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search: unknown key 'island'; did you mean 'islands'?");
+	CHECK_EQ_INT(parse_text("{\"temperature\": 1}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search: unknown key 'temperature'");
+	CHECK_EQ_INT(parse_text("{\"islands\": \"x\"}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search.islands: expected an integer 1..32, got \"x\"");
+	CHECK_EQ_INT(parse_text("{\"islands\": 2.5}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search.islands: expected an integer 1..32, got 2.5");
+	CHECK_EQ_INT(parse_text("{\"patience_min\": 0}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search.patience_min: expected an integer 1..1000000, got 0");
+	CHECK_EQ_INT(parse_text("{\"p_exploit\": true}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search.p_exploit: expected a number in [0, 1], got true");
+	CHECK_EQ_INT(parse_text("{\"p_explore\": 0.5}", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_CONTAINS(err.msg, "k.json: optimize.search.p_explore: p_exploit (0.6) must not be above");
+	CHECK_EQ_INT(parse_text("[1]", &p, NULL, &err), KF_ERR_INVALID);
+	CHECK_STR(err.msg, "k.json: optimize.search: expected an object, got an array");
+
+	/* what kf_search_params_json writes reads back the same */
+	struct kf_search_params a = kf_search_params_default(), b = kf_search_params_default();
+	a.islands = 7;
+	a.p_explore = 0.95;
+	a.schedule_seed_share = 0.35;
+	cJSON *j = cJSON_CreateObject();
+	CHECK(kf_search_params_json(&a, j));
+	char *text = cJSON_PrintUnformatted(j);
+	CHECK_CONTAINS(text, "\"islands\":7,");
+	CHECK_EQ_INT(parse_text(text, &b, &found, &err), KF_OK);
+	CHECK_EQ_INT(found, (1u << KF_SEARCH_N_PARAMS) - 1);
+	for (size_t i = 0; i < KF_SEARCH_N_PARAMS; i++)
+		CHECKF(kf_search_param_get(&a, i) == kf_search_param_get(&b, i), "%s",
+		       kf_search_param_name(i));
+	free(text);
+	cJSON_Delete(j);
+}
+
+/* Parameters other than the defaults change the choices: the island of a request, the patience, where
+ * evo's draw goes, how wide mcts grows, how many seeds the schedule makes. */
+static void test_params_behaviour(void)
+{
+	struct kf_search_params p = kf_search_params_default();
+	struct kf_search_cand root = {.parent = -1};
+	struct kf_search_pick pk;
+	struct kf_rng rng;
+
+	/* islands: request k goes to island k mod islands */
+	int seen[2] = {0, 0};
+	for (int run = 0; run < 2; run++) {
+		p.islands = run ? 4 : 1;
+		struct kf_search *s = kf_search_new(KF_STRATEGY_EVO, &p);
+		kf_search_add(s, &root, false);
+		for (uint64_t k = 0; k < 8; k++) {
+			kf_rng_seed(&rng, k);
+			kf_search_pick(s, k, &rng, &pk);
+			if (pk.island > seen[run])
+				seen[run] = pk.island;
+		}
+		CHECK_EQ_INT(kf_search_at(s, 0)->islands, run ? 0xfu : 0x1u); /* the reference is on each */
+		kf_search_free(s);
+	}
+	CHECK_EQ_INT(seen[0], 0);
+	CHECK_EQ_INT(seen[1], 3);
+
+	/* patience: max(patience_min, ceil(patience_share x budget)) */
+	p = kf_search_params_default();
+	p.patience_min = 12;
+	struct kf_search *s = kf_search_new(KF_STRATEGY_SCHEDULE, &p);
+	kf_search_add(s, &root, false);
+	kf_search_set_budget(s, 20);
+	CHECK_EQ_INT(kf_search_patience(s), 12); /* the default gives 8 (test_patience) */
+	kf_search_free(s);
+	p.patience_share = 0.5;
+	s = kf_search_new(KF_STRATEGY_SCHEDULE, &p);
+	kf_search_add(s, &root, false);
+	kf_search_set_budget(s, 100);
+	CHECK_EQ_INT(kf_search_patience(s), 50);
+	kf_search_free(s);
+
+	/* evo: p_exploit 1 always takes the island's best; 0 with p_explore 0 never does */
+	for (int run = 0; run < 2; run++) {
+		p = kf_search_params_default();
+		p.islands = 1;
+		p.p_exploit = run ? 0 : 1;
+		p.p_explore = run ? 0 : 1;
+		s = kf_search_new(KF_STRATEGY_EVO, &p);
+		kf_search_add(s, &root, false);
+		struct kf_search_cand a = mk(0, true, 2.0, 0, 1), b = mk(0, true, 1.2, 0, 2);
+		kf_search_add(s, &a, false);
+		kf_search_add(s, &b, false);
+		int exploit = 0;
+		for (uint64_t k = 0; k < 20; k++) {
+			kf_rng_seed(&rng, 77 + k);
+			kf_search_pick(s, k, &rng, &pk);
+			exploit += !strcmp(pk.why, "exploit");
+		}
+		CHECK_EQ_INT(exploit, run ? 0 : 20);
+		kf_search_free(s);
+	}
+
+	/* migration every migrate_every added candidates: 2 here, so island 0's best reaches island 1 after
+	 * two (the default, 5, leaves it at home: test_evo_migration) */
+	p = kf_search_params_default();
+	p.migrate_every = 2;
+	s = kf_search_new(KF_STRATEGY_EVO, &p);
+	kf_search_add(s, &root, false);
+	struct kf_search_cand b0 = mk(0, true, 3.0, 0, 1), x = mk(0, true, 1.1, 1, 2);
+	kf_search_add(s, &b0, false);
+	CHECK(!(kf_search_at(s, 1)->islands & 2u));
+	kf_search_add(s, &x, false);
+	CHECK(kf_search_at(s, 1)->islands & 2u);
+	kf_search_free(s);
+
+	/* mcts: the root widens to at most mcts_max_children */
+	for (int run = 0; run < 2; run++) {
+		p = kf_search_params_default();
+		p.mcts_max_children = run ? 1 : 4;
+		s = kf_search_new(KF_STRATEGY_MCTS, &p);
+		kf_search_add(s, &root, false);
+		for (uint64_t k = 0; k < 40; k++) {
+			kf_rng_seed(&rng, k);
+			kf_search_pick(s, k, &rng, &pk);
+			struct kf_search_cand c = mk(pk.parent, true, 1.1, 0, 0);
+			kf_search_add(s, &c, true);
+		}
+		int rc = kf_search_at(s, 0)->n_children;
+		CHECKF(run ? rc == 1 : rc > 1, "root children %d", rc);
+		kf_search_free(s);
+	}
+
+	/* schedule: the seed share decides how many of the first picks are seeds (20 calls: 0.2 -> 4 seeds,
+	 * 3 up front; 0.5 -> 10, 8 up front) */
+	for (int run = 0; run < 2; run++) {
+		p = kf_search_params_default();
+		p.schedule_seed_share = run ? 0.5 : 0.2;
+		s = kf_search_new(KF_STRATEGY_SCHEDULE, &p);
+		kf_search_add(s, &root, false);
+		kf_search_set_budget(s, 20);
+		int seeds = 0;
+		for (uint64_t k = 0; k < 10; k++) {
+			kf_rng_seed(&rng, k);
+			kf_search_pick(s, k, &rng, &pk);
+			seeds += !strcmp(pk.why, "seed");
+			struct kf_search_cand c = mkr(pk.parent, true, 1.5 + (double)k, pk.strategy);
+			kf_search_add(s, &c, true);
+		}
+		CHECK_EQ_INT(seeds, run ? 8 : 3);
+		kf_search_free(s);
+	}
+}
+
+KF_TEST_MAIN(TEST(test_params_check), TEST(test_params_parse), TEST(test_params_behaviour),
+	     TEST(test_strategy_names), TEST(test_cells), TEST(test_evo_repair_then_exploit),
 	     TEST(test_evo_migration), TEST(test_evo_reproducible), TEST(test_mcts_tree), TEST(test_schedule),
 	     TEST(test_patience), TEST(test_mcts_strategies), TEST(test_evo_strategies))
