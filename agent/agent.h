@@ -76,6 +76,8 @@ enum kf_status kf_llm_model_lookup(const char *model, struct kf_llm_model *out, 
 enum kf_status kf_llm_provider_detect(const char *model, enum kf_llm_provider *out, char *why, size_t why_n,
 				      struct kf_err *err);
 
+#define KF_LLM_CONCURRENCY 4 /* requests in flight by default */
+
 /* Client settings. Zero/NULL fields take the documented default, so `struct kf_llm_config c = {0}`
  * plus a provider and a model is a working configuration. Strings are copied by kf_llm_client_new. */
 struct kf_llm_config {
@@ -94,7 +96,7 @@ struct kf_llm_config {
 	int thinking_budget;           /* Anthropic extended thinking budget_tokens (>= 1024); 0: off */
 	enum kf_llm_endpoint endpoint; /* 0: from the model table */
 	bool no_prompt_cache;          /* Anthropic: do not mark the static prefix with cache_control */
-	int concurrency;               /* requests in flight at once; 0: 4 */
+	int concurrency;               /* requests in flight at once; 0: KF_LLM_CONCURRENCY */
 	int timeout_ms;                /* per attempt, whole exchange; 0: 600000, 1800000 for a reasoning
 					  model (long replies take minutes) */
 	int connect_timeout_ms;        /* 0: 10000 */
@@ -358,8 +360,8 @@ struct kf_prompt_input {
 	enum kf_edit_mode mode;                    /* DIFF needs a parent, else FULL is used */
 };
 
-/* Renders the system and user messages from the templates (embedded agent/prompts/NAME.txt; a directory
- * $KFORGE_PROMPTS overrides single files). Hidden shapes never appear. Appends to system and user;
+/* Renders the system and user messages from the templates (embedded agent/prompts/NAME.txt; the folder
+ * kf_prompt_dir() overrides single files). Hidden shapes never appear. Appends to system and user;
  * *user_static (may be NULL) gets the length of the user message's prefix that is the same in every
  * request of a run (task, target facts, playbook, reference: the part a prompt cache can keep). */
 enum kf_status kf_prompt_build(const struct kf_prompt_input *in, struct kf_buf *system, struct kf_buf *user,
@@ -385,6 +387,11 @@ enum kf_status kf_tmpl_render(const char *tmpl, size_t len, const struct kf_tmpl
 /* The text of a template (embedded or overridden); NULL with err set when missing. Lives until exit
  * or the next call for the same name. */
 const char *kf_prompt_template(const char *name, size_t *len, struct kf_err *err);
+/* The folder whose files override the built-in templates: dir (NULL or "": back to $KFORGE_PROMPTS).
+ * Set it before the first template is read (a config file's optimize.prompts, docs/config.md). */
+void kf_prompt_set_dir(const char *dir);
+/* The folder in force (kf_prompt_set_dir's, else $KFORGE_PROMPTS), NULL when none: the built-in ones. */
+const char *kf_prompt_dir(void);
 
 /* ---- reply parsing -------------------------------------------------------------------------- */
 

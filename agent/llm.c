@@ -21,7 +21,7 @@
 /* Room for the answer on top of an Anthropic thinking budget (budget_tokens must stay below max_tokens). */
 #define THINKING_ANSWER_TOKENS 8192
 #define THINKING_MIN_BUDGET 1024
-#define DEFAULT_CONCURRENCY 4
+#define DEFAULT_CONCURRENCY KF_LLM_CONCURRENCY
 #define DEFAULT_TIMEOUT_MS 600000
 #define REASONING_TIMEOUT_MS 1800000
 #define DEFAULT_CONNECT_TIMEOUT_MS 10000

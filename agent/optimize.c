@@ -1319,6 +1319,9 @@ static char *run_config(const struct opt *z)
 	cJSON_AddNumberToObject(j, "early_stop_after", (double)kf_search_patience(z->search));
 	/* every knob of the search: a resume searches with these (kf_search_params_parse) */
 	kf_search_params_json(&z->params, cJSON_AddObjectToObject(j, "search"));
+	const char *prompts = kf_prompt_dir();
+	if (prompts)
+		cJSON_AddStringToObject(j, "prompts", prompts);
 	cJSON_AddNumberToObject(j, "strategies_asked", z->want_strategies ? N_STRATEGIES : 0);
 	cJSON_AddStringToObject(j, "backend", kf_backend_name(o->backend));
 	if (o->llm.provider != KF_LLM_REPLAY) {

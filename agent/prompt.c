@@ -137,7 +137,20 @@ enum kf_status kf_tmpl_render(const char *tmpl, size_t len, const struct kf_tmpl
 	return render(tmpl, len, &pos, NULL, 0, true, vars, n_vars, out, err);
 }
 
-/* ---- templates: embedded, or a file in $KFORGE_PROMPTS ---------------------------------------- */
+/* ---- templates: embedded, or a file in the prompts folder (kf_prompt_set_dir, $KFORGE_PROMPTS) -- */
+
+static char prompt_dir[4096]; /* set before the first template is read; "" = $KFORGE_PROMPTS */
+
+void kf_prompt_set_dir(const char *dir)
+{
+	snprintf(prompt_dir, sizeof(prompt_dir), "%s", dir ? dir : "");
+}
+
+const char *kf_prompt_dir(void)
+{
+	const char *env = getenv("KFORGE_PROMPTS");
+	return prompt_dir[0] ? prompt_dir : env && env[0] ? env : NULL;
+}
 
 struct tmpl_cache {
 	char name[64];
@@ -149,11 +162,11 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *kf_prompt_template(const char *name, size_t *len, struct kf_err *err)
 {
-	const char *dir = getenv("KFORGE_PROMPTS");
-	char path[4096];
+	const char *dir = kf_prompt_dir();
+	char path[8192];
 	const char *data;
 
-	if (dir && dir[0]) {
+	if (dir) {
 		struct kf_buf b = KF_BUF_INIT(TEMPLATE_MAX_BYTES);
 		struct kf_err ferr = KF_ERR_INIT;
 		enum kf_status st;
