@@ -1,16 +1,19 @@
-/* kforge optimize TASK: the LLM search (agent/optimize.h) from the command line: options, provider
- * defaults from the environment, a live status line on a terminal, the final summary (text or --json),
- * and the exit codes of docs/spec/cli.md (0 completed, improved or not; 130 interrupted and resumable). */
+/* kforge optimize TASK: the LLM search (agent/optimize.h) from the command line: options, a config file
+ * (agent/config.h: a flag beats the file, the file the environment), provider defaults from the
+ * environment, a live status line on a terminal, the final summary (text or --json), and the exit codes of
+ * docs/spec/cli.md (0 completed, improved or not; 130 interrupted and resumable). */
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "agent/config.h"
 #include "agent/optimize.h"
 #include "cli.h"
 #include "cmd_optimize.h"
@@ -57,6 +60,12 @@ static const char help[] =
     "  --json                print only a JSON summary\n"
     "  --keep-best           write best.cu for the best verified candidate even when it is not\n"
     "                        significantly faster (default: only a significant win is written)\n"
+    "  --prompts DIR         prompt templates that override the built-in ones (default $KFORGE_PROMPTS)\n"
+    "  --config FILE         settings and search parameters (format: docs/config.md; default\n"
+    "                        ./kforge.json when there is one; --config none: no file); a flag\n"
+    "                        overrides the file, the file the environment\n"
+    "  --print-config        print the configuration in force as JSON, each value with its source\n"
+    "                        (flag, file, env or default), and exit; TASK is optional\n"
     "The search stops submitting at a budget, or after max(8, 30% of the budget) attempts in a row\n"
     "without a significant improvement. It stops at once, exit 4, on an error that asking again cannot\n"
     "fix (bad key, unknown model, no quota: checked before the first request too), and after 3 failed\n"
@@ -75,14 +84,24 @@ static bool parse_pos_double(const char *s, double *out)
 	return true;
 }
 
-int cmd_optimize(int argc, char **argv)
+/* The flags' values from the file where the command line gives none (agent/config.h's precedence; the
+ * environment and the defaults come later, where they always did), each key's source in src. */
+static void apply_config(const struct kf_config *cfg, const char **vars[KF_CONFIG_N_KEYS],
+			 enum kf_config_source src[KF_CONFIG_N_KEYS])
+{
+	for (int k = 0; k < KF_CONFIG_N_KEYS; k++)
+		*vars[k] = kf_config_resolve(cfg, (enum kf_config_key)k, *vars[k],
+					     k == KF_CONFIG_PROMPTS ? "KFORGE_PROMPTS" : NULL, &src[k]);
+}
+
+static int optimize(int argc, char **argv, struct kf_config *cfg)
 {
 	const char *strategy = NULL, *provider = NULL, *model = NULL, *base_url = NULL, *bcalls = NULL,
 		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
 		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL,
 		   *tmo_ms = NULL, *effort = NULL, *thinking = NULL, *temp = NULL, *pin = NULL, *pout = NULL,
-		   *pos[1];
-	bool json = false, keep_best = false;
+		   *config = NULL, *prompts = NULL, *keep_s = NULL, *pos[1];
+	bool json = false, keep_best = false, print_config = false;
 	const struct kf_opt opts[] = {
 	    {"strategy", true, &strategy, NULL},
 	    {"provider", true, &provider, NULL},
@@ -107,9 +126,18 @@ int cmd_optimize(int argc, char **argv)
 	    {"temperature", true, &temp, NULL},
 	    {"price-in", true, &pin, NULL},
 	    {"price-out", true, &pout, NULL},
+	    {"config", true, &config, NULL},
+	    {"prompts", true, &prompts, NULL},
 	    {"json", false, NULL, &json},
 	    {"keep-best", false, NULL, &keep_best},
+	    {"print-config", false, NULL, &print_config},
 	};
+	/* the flag of each config key, in enum kf_config_key's order */
+	const char **vars[KF_CONFIG_N_KEYS] = {
+	    &strategy, &provider, &model,  &base_url, &mt,      &effort, &thinking, &temp,    &tmo_ms,
+	    &bcalls,   &busd,     &tlimit, &conc,     &backend, &seed_s, &keep_s,   &prompts,
+	};
+	enum kf_config_source src[KF_CONFIG_N_KEYS];
 	size_t n_pos;
 	int rc;
 	uint64_t u;
@@ -122,8 +150,36 @@ int cmd_optimize(int argc, char **argv)
 	if (kf_cli_start("optimize", help, argc, argv, opts, KF_ARRAY_SIZE(opts), pos, 0, 1, &n_pos, NULL,
 			 &rc))
 		return rc;
-	if (!n_pos && !resume)
+	if (!n_pos && !resume && !print_config)
 		return kf_cli_usage_error("optimize", "expected TASK (or --resume RUN)");
+	if (print_config && resume)
+		return kf_cli_usage_error("optimize", "--print-config shows a new run's configuration: "
+						      "drop --resume");
+	if (kf_config_load(config, cfg, &err)) {
+		kf_cli_error("%s", err.msg);
+		return KF_EXIT_USAGE;
+	}
+	keep_s = keep_best ? "true" : NULL;
+	const char *tmo_ms_flag = tmo_ms;
+	apply_config(cfg, vars, src);
+	if (tmo) { /* --timeout SEC given: the file's timeout_ms does not apply (the flag wins) */
+		tmo_ms = tmo_ms_flag;
+		src[KF_CONFIG_TIMEOUT_MS] = KF_CONFIG_FROM_FLAG;
+	}
+	keep_best = keep_s && !strcmp(keep_s, "true");
+	if (prompts && src[KF_CONFIG_PROMPTS] != KF_CONFIG_FROM_ENV) {
+		/* (a $KFORGE_PROMPTS that is not a folder still means the built-in templates, as it did) */
+		struct stat sb;
+		if (stat(prompts, &sb) || !S_ISDIR(sb.st_mode)) {
+			if (src[KF_CONFIG_PROMPTS] == KF_CONFIG_FROM_FILE)
+				kf_cli_error("%s: optimize.prompts: '%s' is not a folder", cfg->path,
+					     prompts);
+			else
+				kf_cli_error("--prompts: '%s' is not a folder", prompts);
+			return KF_EXIT_USAGE;
+		}
+		kf_prompt_set_dir(prompts);
+	}
 	if (resume) {
 		/* what the run recorded fills in what the command line leaves out */
 		static struct kf_cli_resumed rz;
@@ -137,7 +193,12 @@ int cmd_optimize(int argc, char **argv)
 						 busd,
 						 tlimit,
 						 conc,
-						 out};
+						 out,
+						 cfg,
+						 0};
+		for (int k = 0; k < KF_CONFIG_N_KEYS; k++)
+			if (src[k] == KF_CONFIG_FROM_FILE)
+				a.from_file |= 1u << k;
 		if (!kf_parse_u64(resume, &u) || !u || u > INT64_MAX)
 			return kf_cli_usage_error("optimize", "--resume needs a run id, not '%s'", resume);
 		if ((rc = kf_cli_optimize_resume(kf_cli_db_path(db), (int64_t)u, &a, &rz)))
@@ -161,16 +222,26 @@ int cmd_optimize(int argc, char **argv)
 	if (strategy && !kf_strategy_parse(strategy, &o.strategy))
 		return kf_cli_usage_error("optimize", "unknown strategy '%s' (schedule, evo or mcts)",
 					  strategy);
+	o.search = &cfg->search;
 	const char *model_name = model ? model : getenv("KFORGE_MODEL");
+	if (!model && model_name)
+		src[KF_CONFIG_MODEL] = KF_CONFIG_FROM_ENV;
+	bool have_provider = true;
 	if (provider) {
 		if (!kf_llm_provider_parse(provider, &o.llm.provider))
 			return kf_cli_usage_error(
 			    "optimize", "unknown provider '%s' (openai, anthropic or replay)", provider);
 	} else if (replay) {
 		o.llm.provider = KF_LLM_REPLAY;
+		src[KF_CONFIG_PROVIDER] = KF_CONFIG_FROM_FLAG; /* --replay says replay */
 	} else if (kf_llm_provider_detect(model_name, &o.llm.provider, NULL, 0, &err)) {
-		kf_cli_error("%s", err.msg);
-		return KF_EXIT_UNAVAILABLE;
+		if (!print_config) {
+			kf_cli_error("%s", err.msg);
+			return KF_EXIT_UNAVAILABLE;
+		}
+		have_provider = false; /* shown as none: --print-config needs no key */
+	} else {
+		src[KF_CONFIG_PROVIDER] = KF_CONFIG_FROM_ENV;
 	}
 	if (o.llm.provider == KF_LLM_REPLAY && !replay)
 		return kf_cli_usage_error("optimize", "--provider replay needs --replay FILE");
@@ -180,7 +251,7 @@ int cmd_optimize(int argc, char **argv)
 	o.llm.model = model_name;
 	if (!o.llm.model && o.llm.provider == KF_LLM_REPLAY)
 		o.llm.model = "replay";
-	if (!o.llm.model)
+	if (!o.llm.model && !print_config)
 		return kf_cli_usage_error("optimize", "no model: give --model NAME or set KFORGE_MODEL");
 	o.llm.base_url = base_url;
 	o.llm.max_tokens_field = mtf;
@@ -246,6 +317,8 @@ int cmd_optimize(int argc, char **argv)
 			return kf_cli_usage_error("optimize", "--resume needs a run id, not '%s'", resume);
 		o.resume_run = (int64_t)u;
 	}
+	if (print_config)
+		return kf_cli_optimize_print_config(&o, cfg, src, have_provider, backend, prompts);
 	if ((rc = kf_cli_backend_select("optimize", backend, &o.backend, &dev)))
 		return rc;
 	o.device = o.backend == KF_BACKEND_CUDA ? &dev : NULL;
@@ -303,4 +376,13 @@ int cmd_optimize(int argc, char **argv)
 	}
 	kf_cli_optimize_summary(&res, md, html, json);
 	return KF_EXIT_OK;
+}
+
+int cmd_optimize(int argc, char **argv)
+{
+	struct kf_config cfg;
+	kf_config_init(&cfg);
+	int rc = optimize(argc, argv, &cfg);
+	kf_config_release(&cfg);
+	return rc;
 }

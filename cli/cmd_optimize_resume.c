@@ -1,7 +1,7 @@
 /* kforge optimize --resume RUN: what the run recorded fills in every option the command line leaves out
  * (docs/spec/cli.md): the task, provider, model, base URL, strategy, backend, budgets, concurrency and out
- * folder. An explicit flag overrides and is said so; one that cannot continue the run (another strategy,
- * another task) is an error. */
+ * folder. An explicit flag (or a config file's value) overrides and is said so; one that cannot continue
+ * the run (another strategy, other search parameters, another task) is an error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmd_optimize.h"
+#include "json.h"
 #include "kb/kb.h"
 
 struct recorded {
@@ -50,10 +51,45 @@ static const char *keep(struct kf_cli_resumed *r, const char *s)
 	return r->kept[r->n_kept++];
 }
 
-static void note(struct kf_buf *b, const char *flag, const char *from_run, const char *given)
+/* "--model X (the run had Y)", or "model X from FILE (the run had Y)" for a config file's value. */
+static void note(struct kf_buf *b, const struct kf_cli_optimize_args *a, enum kf_config_key key,
+		 const char *flag, const char *from_run, const char *given)
 {
-	if (given && from_run && strcmp(given, from_run))
+	if (!given || !from_run || !strcmp(given, from_run))
+		return;
+	if (a->from_file >> key & 1u && a->cfg && a->cfg->path)
+		kf_buf_addf(b, "%s%s %s from %s (the run had %s)", b->len ? ", " : "",
+			    kf_config_key_name(key), given, a->cfg->path, from_run);
+	else
 		kf_buf_addf(b, "%s%s %s (the run had %s)", b->len ? ", " : "", flag, given, from_run);
+}
+
+/* The run searches on with the parameters it recorded: a config file that sets one otherwise cannot
+ * continue it (as another --strategy cannot). 0 or the exit code. */
+static int search_conflict(int64_t run_id, const cJSON *cfg, const struct kf_cli_optimize_args *a)
+{
+	struct kf_search_params rec = kf_search_params_default();
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_jpath path;
+	char name[64];
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(cfg, "search");
+	snprintf(name, sizeof(name), "run %lld's configuration", (long long)run_id);
+	kf_jpath_init(&path, name);
+	kf_jpath_push_key(&path, "search");
+	if (s && kf_search_params_parse(s, &rec, NULL, &path, &err)) {
+		kf_cli_error("--resume %lld: %s", (long long)run_id, err.msg);
+		return KF_EXIT_USAGE;
+	}
+	for (size_t i = 0; a->cfg && i < KF_SEARCH_N_PARAMS; i++) {
+		double want = kf_search_param_get(&a->cfg->search, i), had = kf_search_param_get(&rec, i);
+		if (a->cfg->search_set >> i & 1u && want != had) {
+			kf_cli_error(
+			    "--resume %lld: the run searched with search.%s %g; %s's %g cannot continue it",
+			    (long long)run_id, kf_search_param_name(i), had, a->cfg->path, want);
+			return KF_EXIT_USAGE;
+		}
+	}
+	return 0;
 }
 
 int kf_cli_optimize_resume(const char *db_path, int64_t run_id, struct kf_cli_optimize_args *a,
@@ -85,12 +121,21 @@ int kf_cli_optimize_resume(const char *db_path, int64_t run_id, struct kf_cli_op
 		goto out;
 	}
 	if (a->strategy && strcmp(a->strategy, x.strategy)) {
-		kf_cli_error(
-		    "--resume %lld: the run searched with --strategy %s; --strategy %s cannot continue it",
-		    (long long)run_id, x.strategy, a->strategy);
+		if (a->from_file >> KF_CONFIG_STRATEGY & 1u && a->cfg && a->cfg->path)
+			kf_cli_error(
+			    "--resume %lld: the run searched with strategy %s; %s's strategy %s cannot "
+			    "continue it",
+			    (long long)run_id, x.strategy, a->cfg->path, a->strategy);
+		else
+			kf_cli_error(
+			    "--resume %lld: the run searched with --strategy %s; --strategy %s cannot "
+			    "continue it",
+			    (long long)run_id, x.strategy, a->strategy);
 		rc = KF_EXIT_USAGE;
 		goto out;
 	}
+	if ((rc = search_conflict(run_id, cfg, a)))
+		goto out;
 	if (!a->task) {
 		a->task = keep(r, cfg_str(cfg, "task_path"));
 		if (!a->task) {
@@ -103,12 +148,12 @@ int kf_cli_optimize_resume(const char *db_path, int64_t run_id, struct kf_cli_op
 	snprintf(num[0], sizeof(num[0]), "%lld", (long long)x.budget_calls);
 	snprintf(num[1], sizeof(num[1]), "%.17g", x.budget_usd);
 	snprintf(num[2], sizeof(num[2]), "%.17g", x.budget_time_s);
-	note(&over, "--provider", x.provider, a->provider);
-	note(&over, "--model", x.model, a->model);
-	note(&over, "--backend", x.backend, a->backend);
-	note(&over, "--base-url", cfg_str(cfg, "base_url"), a->base_url);
+	note(&over, a, KF_CONFIG_PROVIDER, "--provider", x.provider, a->provider);
+	note(&over, a, KF_CONFIG_MODEL, "--model", x.model, a->model);
+	note(&over, a, KF_CONFIG_BACKEND, "--backend", x.backend, a->backend);
+	note(&over, a, KF_CONFIG_BASE_URL, "--base-url", cfg_str(cfg, "base_url"), a->base_url);
 	if (a->budget_calls && x.budget_calls > 0)
-		note(&over, "--budget-calls", num[0], a->budget_calls);
+		note(&over, a, KF_CONFIG_BUDGET_CALLS, "--budget-calls", num[0], a->budget_calls);
 	if (!a->strategy)
 		a->strategy = keep(r, x.strategy);
 	/* a replayed run is continued only from its transcript, which the command line must name again */
