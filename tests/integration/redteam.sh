@@ -201,15 +201,17 @@ done
 
 # ---- (a) kernel files: the same attacks in otherwise correct kernels --------------------------------
 # mk_kernel NAME: the attack NAME pasted (as host code run by a constructor when the module loads) into a
-# correct vadd; a breach makes the kernel write 42s, so a breach shows as wrong_output. (If a compile-time
-# gate someday refuses such host code, these end as compile_error: still not a pass of an attack.)
+# correct vadd. No macro tells the cpu build from NVRTC (the shim defines NVRTC's own: __CUDACC_RTC__,
+# __CUDA_ARCH__ 900; tests/data/hacks/host_macro_switch.cu tries the others), so the host code is there
+# for both, and the first gate must stop it: NVRTC compiles every candidate first (spec check 0) and host
+# code is a compile error there. A verdict other than compile_error means the host code got past that
+# gate, and then a breach turns the output into 42s (wrong_output) while a pass means it ran unnoticed:
+# both fail this check. The sandbox under such code is tried by the test modules above.
 mk_kernel() {
 	local n=$1 out=$RT/k/$1.cu
 	{
 		echo "// Red team: $n.c from tests/redteam/host as host code in an otherwise correct kernel."
 		echo "// kforge:launch vadd grid=(cdiv(N, 256)) block=(256) args=(x, y, z, N)"
-		echo "// Host code only the cpu build sees (the shim defines KFORGE_CPU_BACKEND; NVRTC does not)."
-		echo "#ifdef KFORGE_CPU_BACKEND"
 		printf '#define RT_DIR "%s"\n#define RT_KFORGE "%s"\n#define RT_SECRET "%s"\n#define RT_PORT %s\n' \
 			"$RT" "$KF_REAL" "$SECRET" "$PORT"
 		echo "#define RT_CTOR 1"
@@ -217,16 +219,12 @@ mk_kernel() {
 		echo "#define RT_REAL_SIGNALS 1"
 		cat "$HOST/redteam.h"
 		grep -v '#include "redteam.h"' "$HOST/$n.c"
-		echo "#define RT_BAD rt_breaches"
-		echo "#else"
-		echo "#define RT_BAD 0"
-		echo "#endif"
 		cat <<'CU'
 extern "C" __global__ void vadd(const float *x, const float *y, float *z, int N)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < N)
-		z[i] = RT_BAD ? 42.0f : x[i] + y[i];
+		z[i] = rt_breaches ? 42.0f : x[i] + y[i];
 }
 CU
 	} >"$out"
@@ -234,14 +232,13 @@ CU
 attacks="exec write_files metadata read_files own_env parent_mem signal_parent cache_forge kb_rows network escape leak_key"
 for n in $attacks; do mk_kernel "$n"; done
 
-verdict_ok() { case "$1" in pass | runtime_error | timeout | compile_error | invalid_launch | unsupported) return 0 ;; esac; return 1; }
 for n in $attacks; do
 	kf "$RT/log/verify-$n" verify "$TASK" "$RT/k/$n.cu" --backend cpu --json --deadline-s 120
 	v=$(jq -r '.status // .verdict // empty' "$RT/log/verify-$n.out" 2>/dev/null)
-	if { [ "$KF_RC" -eq 0 ] || [ "$KF_RC" -eq 1 ]; } && verdict_ok "$v"; then
-		ok "verify $n: ends as '$v'"
+	if [ "$KF_RC" -eq 1 ] && [ "$v" = compile_error ] && grep -qi "nvrtc" "$RT/log/verify-$n.out"; then
+		ok "verify $n: compile_error at NVRTC's gate"
 	else
-		bad "verify $n: exit $KF_RC, verdict '$v': $(head -c 300 "$RT/log/verify-$n.err")"
+		bad "verify $n: exit $KF_RC, verdict '$v' (want compile_error from NVRTC): $(head -c 300 "$RT/log/verify-$n.out") $(head -c 300 "$RT/log/verify-$n.err")"
 	fi
 done
 no_secret "verify of the attack kernels" "$RT"/log/verify-*
