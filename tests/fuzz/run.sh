@@ -14,9 +14,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Seeds that are files of the tree itself (read from where they live, not copied into the corpus)
 declare -A tree_seeds=([kfile]="tasks/l1/cross_entropy_f32/reference.cu tasks/l1/mse_loss_f32/reference.cu
 	tasks/l3/transformer_layer_f32/reference.cu tasks/examples/vector_add_f32/baseline.cu tests/data/llm/parent.cu")
-fail=0
-for bin in "$dir"/fuzz_*; do
-	[ -x "$bin" ] || continue
+# fuzz_one BIN: one target for SECONDS; its line (ok or FAILED, with the reason) goes to DIR/NAME.status
+fuzz_one() {
+	local bin=$1 name work art seeds log t0 rc runs cov f
 	name=$(basename "$bin" | sed 's/^fuzz_//')
 	work="$dir/corpus/$name" art="$dir/artifacts/$name"
 	seeds="$dir/seeds/$name"
@@ -30,11 +30,31 @@ for bin in "$dir"/fuzz_*; do
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)
 	if [ "$rc" -ne 0 ]; then
-		printf 'fuzz_%-10s FAILED (exit %d) after %ss — see %s\n' "$name" "$rc" "$(($(date +%s) - t0))" "$log"
-		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/    /'
-		fail=$((fail + 1))
-	else
-		printf 'fuzz_%-10s ok: %s runs, %s (%ss)\n' "$name" "${runs:-?}" "${cov:-cov: ?}" "$(($(date +%s) - t0))"
+		{ printf 'fuzz_%-10s FAILED (exit %d) after %ss — see %s\n' "$name" "$rc" "$(($(date +%s) - t0))" "$log"
+		  grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/    /'; } >"$dir/$name.status"
+		return 1
 	fi
+	printf 'fuzz_%-10s ok: %s runs, %s (%ss)\n' "$name" "${runs:-?}" "${cov:-cov: ?}" "$(($(date +%s) - t0))" >"$dir/$name.status"
+}
+# the targets nproc at a time (each is one single-threaded process)
+rm -f "$dir"/*.status
+jobs_max=$(nproc)
+running=0
+for bin in "$dir"/fuzz_*; do
+	[ -x "$bin" ] || continue
+	if [ "$running" -ge "$jobs_max" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	fuzz_one "$bin" &
+	running=$((running + 1))
+done
+wait
+fail=0
+for bin in "$dir"/fuzz_*; do
+	[ -x "$bin" ] || continue
+	st="$dir/$(basename "$bin" | sed 's/^fuzz_//').status"
+	if [ -f "$st" ]; then cat "$st"; else echo "$(basename "$bin"): no status"; fail=$((fail + 1)); fi
+	grep -q FAILED "$st" 2>/dev/null && fail=$((fail + 1))
 done
 [ "$fail" -eq 0 ]

@@ -5,31 +5,40 @@
 # never a compile error of the host compiler.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
-n_rej=0 n_ok=0
-# (tasks/: every reference compiles with NVRTC and is verified on the cpu backend elsewhere)
-for f in $(git ls-files 'tests/*.cu' 'shipped/*.cu' | grep -v '^tests/data/bad_tasks/'); do
-	"$KFORGE" compile "$f" >"$TMP/nv" 2>&1
+# one_file FILE -> "rej|ok|skip FILE" and, when the backends disagree, "bad FILE: why" (files run
+# nproc at a time: each is two compiles in separate processes, independent of the others)
+one_file() {
+	local f=$1 t nv cpu
+	t=$(mktemp -d "${TMPDIR:-/tmp}/kf-nvagree.XXXXXX")
+	"$KFORGE" compile "$f" >"$t/nv" 2>&1
 	nv=$?
-	"$KFORGE" compile --backend cpu "$f" >"$TMP/cpu" 2>&1
+	"$KFORGE" compile --backend cpu "$f" >"$t/cpu" 2>&1
 	cpu=$?
 	if [ "$nv" -eq 2 ]; then
-		continue # not a kernel file (a directive error): nothing to compare
+		echo "skip $f" # not a kernel file (a directive error): nothing to compare
 	elif [ "$nv" -ne 0 ]; then
-		n_rej=$((n_rej + 1))
-		if [ "$cpu" -eq 1 ] && grep -qiE 'nvrtc|host libraries' "$TMP/cpu"; then
-			:
-		else
-			bad "$f: NVRTC rejects it, the cpu backend says exit $cpu: $(head -c 300 "$TMP/cpu")"
+		echo "rej $f"
+		if ! { [ "$cpu" -eq 1 ] && grep -qiE 'nvrtc|host libraries' "$t/cpu"; }; then
+			echo "bad $f: NVRTC rejects it, the cpu backend says exit $cpu: $(head -c 300 "$t/cpu" | tr '\n' ' ')"
 		fi
 	else
-		n_ok=$((n_ok + 1))
+		echo "ok $f"
 		if [ "$cpu" -ne 0 ] && [ "$cpu" -ne 4 ]; then
-			bad "$f: NVRTC compiles it, the cpu backend exits $cpu: $(head -c 300 "$TMP/cpu")"
-		elif [ "$cpu" -eq 4 ] && grep -q 'cpu-shim-' "$TMP/cpu"; then
-			bad "$f: unsupported, quoting the shim's internals: $(head -c 300 "$TMP/cpu")"
+			echo "bad $f: NVRTC compiles it, the cpu backend exits $cpu: $(head -c 300 "$t/cpu" | tr '\n' ' ')"
+		elif [ "$cpu" -eq 4 ] && grep -q 'cpu-shim-' "$t/cpu"; then
+			echo "bad $f: unsupported, quoting the shim's internals: $(head -c 300 "$t/cpu" | tr '\n' ' ')"
 		fi
 	fi
-done
+	rm -rf "$t"
+}
+export -f one_file
+export KFORGE
+# (tasks/: every reference compiles with NVRTC and is verified on the cpu backend elsewhere)
+git ls-files 'tests/*.cu' 'shipped/*.cu' | grep -v '^tests/data/bad_tasks/' |
+	xargs -P "$(nproc)" -n 1 bash -c 'one_file "$0"' >"$TMP/results"
+n_rej=$(grep -c '^rej ' "$TMP/results")
+n_ok=$(grep -c '^ok ' "$TMP/results")
+while read -r _ why; do bad "$why"; done < <(grep '^bad ' "$TMP/results")
 [ "$n_rej" -ge 10 ] && ok "$n_rej files NVRTC rejects are compile errors on the cpu backend" || bad "only $n_rej rejected files"
 [ "$n_ok" -ge 80 ] && ok "$n_ok files NVRTC compiles build for the cpu backend or are unsupported" || bad "only $n_ok files"
 finish
