@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # kforge compile end to end: exit codes (0 ok, 1 compile error/timeout, 2 bad input), the --json fields,
 # cache hits, the template bomb killed at --timeout, sm_90a picked for wgmma, and every task reference
 # (tasks/*/*/reference.cu) compiling with NVRTC against its own task.

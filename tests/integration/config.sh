@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # kforge optimize's config file (docs/config.md): --print-config shows every key with its value and source
 # (no file, ./kforge.json, --config FILE, a flag over the file, the file over the environment), a bad file is
 # exit 2 naming the file and the key, and a real run (the replay provider, offline) records the file's search

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # The cpu backend end to end through the real worker (kforge verify --backend cpu): the example tasks'
 # references pass; a correct tiled candidate passes; a race, a divergent barrier, an endless loop and
 # inline PTX give their verdicts (tests/cpu/candidates).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # tools/check-refs.sh: the repository names no path outside itself and no missing document (the tree
 # passes), and each kind of bad reference planted in a copy of the tree is found with its file and line
 # (the copy fails), while mentions that are not repository paths (URLs, allow-listed report files) pass.

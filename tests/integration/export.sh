@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # kforge export: --header for every example task (references and baselines) and a multi-kernel task with a
 # scratch buffer and a param, compiled with nvcc, plus a host program in C (gcc) that includes the header
 # and calls the launcher with no GPU present (the argument, configuration and workspace checks answer

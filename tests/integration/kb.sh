@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # Integration tests of 'kforge kb': every subcommand on a database written by the hidden '_stress'
 # helper, export/import/merge through the command line, and the kill -9 durability test (a writer killed
 # at random points must leave a database that passes its checks, holds every acknowledged record, and

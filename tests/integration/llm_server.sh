@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # The scripted LLM test server (tests/llm_server.py) itself: it must refuse malformed requests the way the
 # real APIs do (so the client tests mean something), reply from its script by order and by rule, redact
 # keys in its log and listen on loopback only. Driven with the curl command-line tool.

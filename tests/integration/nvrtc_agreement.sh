@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # NVRTC and the cpu backend agree on every kernel file of the repository (spec check 0): a file NVRTC
 # rejects is a compile error for `kforge compile --backend cpu` too, with NVRTC's words; a file NVRTC
 # compiles either builds for the cpu backend or is `unsupported` (exit 4, the construct and its line),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # Feedback without hidden values. Offline optimize runs (replay provider) whose candidates fail only at
 # verifier-derived edge shapes (a residue the public shapes lack) or only at a hidden shape, in both
 # orders; each run is resumed for a third call (whose prompt is built from the recorded reasons), and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # The red-team corpus (tests/redteam/README.md) against the real binaries, as an attacker would:
 #  (b) every attack as host code loaded through `kforge sandbox test-module`, as an entry and from a
 #      constructor, under all layers together, then under each layer alone (for the attacks that layer

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # The cpu sanitizer through kforge verify (tests/data/sanitizer/expected.txt): each wrong kernel is
 # rejected with its verdict and the line of the kernel file (and a race with the other access's line);
 # each correct kernel passes with the sanitizer run and clean; kernels only the sanitizer catches pass

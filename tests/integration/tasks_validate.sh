@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # kforge tasks validate/list/show: every broken task in tests/data/bad_tasks exits 2 and names the file
 # and the field path or kernel-file line on stderr (the case's `expect` file); every task under tasks/
 # validates with --strict; list/show/--json produce what they promise.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # The verifier against the hack corpus (each exploit must be rejected with a fitting verdict) and the
 # corpus of correct-but-unusual kernels (each must pass), on the cpu backend; plus seed replay.
 . "$(dirname "$0")/lib.sh"

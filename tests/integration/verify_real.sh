@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # Kernels written as people write them (tests/data/real: SGEMM_CUDA, llm.c and cuda-samples styles) verify
 # on the cpu backend with no wrapper and no invented dim; the precondition-dependent one is rejected where
 # the task does not state the precondition; lint warns where a constraint leaves no tail case.

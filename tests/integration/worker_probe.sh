@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # kforge-worker's human-facing side: `--probe cpu|cuda` prints key=value facts and exits 0 when the
 # backend is usable, 4 (with a reason) when not; bad arguments exit 2. The protocol side is covered by
 # tests/unit/test_sandbox_session.c.
