@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # Baselines (core/baseline.h, `kforge tasks baselines`): a good kernel baseline passes, broken ones are
 # rejected with their verdict (never used), a library call is unavailable on the cpu backend with the
 # reason; every suite task's tuned baseline kernel verifies on the cpu backend and every library

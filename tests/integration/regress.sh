@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# kforge-test: parallel (no timing checks: tests/run.sh may run it beside another script)
 # kforge regress on the cpu backend: the check (a correct kernel, one made wrong, one that no longer
 # compiles: exit 1 and a JUnit report naming exactly the two failures), timing reported as skipped and never
 # as passed, valid --json, bad manifests (exit 2 with the field path), and --update-baselines refused
