@@ -314,6 +314,9 @@ enum {
 				      (sandbox/common/proto.h) */
 	KF_STEP_FLUSH_L2 = 1 << 4, /* flush the L2 before each rep (cuda) */
 	KF_STEP_TIME = 1 << 5,     /* record a time per rep */
+	KF_STEP_COST = 1 << 6,     /* cpu, instrumented module: one run of the plan with the cost model's
+				      counters on (kf_step.cost), each launch's counts in kf_step_result.cost; the
+				      outputs of a sampled launch are incomplete (docs/cost-model.md) */
 };
 
 struct kf_step {
@@ -325,6 +328,7 @@ struct kf_step {
 	int timeout_ms;                 /* for the whole step; the worker is killed past it */
 	int64_t in_off[KF_MAX_BUFFERS]; /* arena offset of the buffer's input bytes, or -1 */
 	int64_t out_off[KF_MAX_BUFFERS]; /* arena offset for [guard|data|guard], or -1 */
+	struct kf_rt_cost_config cost;   /* KF_STEP_COST: the counters' configuration (enable is set) */
 };
 
 struct kf_step_result {
@@ -342,6 +346,10 @@ struct kf_step_result {
 	 * kf_cpu_symbolize; and the run's counts. Outside text: bounded, never trusted. */
 	struct kf_rt_san_finding san;
 	uint64_t san_accesses, san_untracked_bytes;
+	/* KF_STEP_COST: each launch's counts, in plan order (n_cost launches; outside numbers: checked for
+	 * consistency by the protocol, never trusted further than a cost estimate) */
+	uint32_t n_cost;
+	struct kf_rt_cost cost[KF_MAX_LAUNCHES];
 };
 
 struct kf_session;

@@ -119,6 +119,72 @@ struct kf_rt_san_stats {
 	uint64_t untracked_bytes; /* buffer bytes too large for race and init tracking (memcheck only) */
 };
 
+/* ---- the cost model's counters (instrumented modules; docs/cost-model.md) -----------------------
+ * With counting on (kf_cost_configure), the sanitizer's hooks also group every global and shared access
+ * per warp and instruction (warp = thread / 32 of the block; lanes' accesses match by instruction and by
+ * the thread's count of accesses so far, kf_rt_mem_event.seq) and count what a GPU would see: 32-byte
+ * sectors per global request (coalescing), the sectors an L2 of the configured size would miss (a
+ * set-associative LRU cache of sectors, write-back, fed in the order the blocks run), shared-memory
+ * wavefronts per request (32 banks of 4 bytes: the most distinct words one bank serves; the same word is a
+ * broadcast), atomics and the most lanes of one warp instruction on one address, barriers, warp
+ * collectives, and basic blocks executed (clang's trace-pc-guard edges: per warp, per barrier interval, the
+ * most any lane ran: a divergent warp issues the longest path). Counting skips the racecheck and
+ * initcheck shadow (memcheck stays: an out-of-bounds access still stops the launch).
+ * Blocks are sampled: a launch whose blocks would pass access_budget accesses runs KF_RT_COST_CHUNKS
+ * chunks of consecutive blocks, each starting at a position drawn from sample_seed and running until it
+ * has used its share of the budget (at least one block); the outputs are then incomplete and meaningless,
+ * and the counts are those of the blocks run (blocks_run of blocks_total): the caller extrapolates. */
+#define KF_RT_COST_ABI_VERSION 1
+#define KF_RT_COST_MAX_SITES 8
+#define KF_RT_COST_CHUNKS 4
+
+struct kf_rt_cost_config {
+	uint32_t enable;        /* 1: count from the next launch on; 0: off (the sanitizer's own mode) */
+	uint32_t l2_ways;       /* associativity of the L2 model (0: 16) */
+	uint64_t l2_bytes;      /* capacity of the L2 model (0: no cache: every sector goes to DRAM) */
+	uint64_t access_budget; /* accesses per launch before blocks are sampled (0: run every block) */
+	uint64_t sample_seed;   /* where the sampled chunks start (secret to the kernel: the caller's) */
+};
+
+/* One call site (instruction) of the kernel, summed over the blocks run. */
+struct kf_rt_cost_site {
+	uint64_t pc;     /* module offset of the instruction (symbolize as a finding's pc) */
+	uint32_t op;     /* kf_rt_san_op: LOAD, STORE or ATOMIC */
+	uint32_t region; /* kf_rt_san_region: GLOBAL, SHARED or DSHARED */
+	int32_t index;   /* GLOBAL: the plan buffer; else -1 */
+	uint32_t pad;
+	uint64_t requests; /* warp-level instructions */
+	uint64_t units;    /* GLOBAL: 32-byte sectors; SHARED: wavefronts */
+	uint64_t bytes;    /* bytes the lanes asked for */
+};
+
+/* One launch's counts, over the blocks that ran. */
+struct kf_rt_cost {
+	uint32_t grid[3], block[3];
+	uint32_t smem_bytes;   /* dynamic shared memory of the launch */
+	uint32_t n_sites;      /* sites[] used: the sites with the most sectors or wavefronts first */
+	uint64_t blocks_total; /* blocks of the grid */
+	uint64_t blocks_run;   /* blocks that ran (== blocks_total: not sampled) */
+	uint64_t warps_run;    /* warps of the blocks that ran (a partial warp counts as one) */
+	uint64_t gld_requests, gld_sectors, gld_bytes; /* global loads: warp instructions, sectors, bytes */
+	uint64_t gst_requests, gst_sectors, gst_bytes; /* global stores */
+	uint64_t l2_read_misses;                       /* sectors the L2 model had to read from DRAM */
+	uint64_t l2_writebacks; /* dirty sectors written to DRAM (evicted, or dirty at the launch's end) */
+	uint64_t touched_bytes; /* total size of the plan buffers the launch accessed at all */
+	uint64_t sh_requests;   /* shared-memory warp instructions (static and dynamic) */
+	uint64_t sh_wavefronts; /* their wavefronts: sh_wavefronts - sh_requests is the bank-conflict cost */
+	uint64_t atom_requests; /* atomic warp instructions (global or shared) */
+	uint64_t atom_lanes;    /* atomic operations (lanes) */
+	uint64_t atom_serial;   /* sum over atomic warp instructions of the most lanes on one address */
+	uint64_t atom_hot;      /* the most atomics any one address took in the launch (blocks run) */
+	uint64_t barriers;      /* __syncthreads, counted once per warp of the block that reached it */
+	uint64_t collectives;   /* warp shuffles, votes and __syncwarp, per warp */
+	uint64_t warp_edges;    /* basic blocks a warp issues: per barrier interval, its longest lane's */
+	uint64_t thread_edges;  /* basic blocks executed, summed over threads */
+	uint64_t accesses;      /* loads and stores counted (the budget's unit) */
+	struct kf_rt_cost_site sites[KF_RT_COST_MAX_SITES];
+};
+
 typedef void (*kf_rt_entry_fn)(void **args);
 
 #ifdef __cplusplus
@@ -151,6 +217,16 @@ int kf_san_configure(const struct kf_rt_san_buffer *bufs, size_t n);
 void kf_san_host_write(uint64_t addr, uint64_t n_bytes);
 /* The finding that stopped the last launch (kind NONE if none), and the launch's statistics. */
 void kf_san_take(struct kf_rt_san_finding *out, struct kf_rt_san_stats *stats);
+
+/* The cost model's counters (instrumented modules; NULL from dlsym in a module of an older runtime). */
+int kf_cost_abi_version(void);
+/* Counting on or off for the coming launches (KF_RT_INVALID for a bad configuration). */
+int kf_cost_configure(const struct kf_rt_cost_config *c);
+/* The last launch's counts (zero when counting was off). */
+void kf_cost_take(struct kf_rt_cost *out);
+typedef int (*kf_cost_abi_version_fn)(void);
+typedef int (*kf_cost_configure_fn)(const struct kf_rt_cost_config *c);
+typedef void (*kf_cost_take_fn)(struct kf_rt_cost *out);
 
 typedef int (*kf_san_abi_version_fn)(void);
 typedef int (*kf_san_configure_fn)(const struct kf_rt_san_buffer *bufs, size_t n);
