@@ -174,7 +174,7 @@ struct opt {
 	double t0_ms;
 	double spend_usd;
 	int64_t tokens_in, tokens_out, tokens_cached, tokens_reasoning, calls;
-	char arch[16], clock[8];
+	char arch[24], clock[8];
 	int64_t by_verdict[KF_VERDICT_COUNT + 1];
 	int64_t n_candidates, n_verified;
 	char event[256];
@@ -342,6 +342,8 @@ static void run_eval_opts(const struct opt *z, struct kf_eval_opts *eo)
 		 * is computed from whatever was sampled) */
 		eo->rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
 	eo->baselines_once = z->base_once;
+	eo->model = !strcmp(z->clock, "model");
+	eo->model_target = z->o->model_target;
 }
 
 /* ---- evaluation (worker thread: a worker session is ended by the thread that started it) ---------- */
@@ -1449,6 +1451,13 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 	snprintf(z->arch, sizeof(z->arch), "%s",
 		 o->backend == KF_BACKEND_CUDA && o->device && o->device->arch[0] ? o->device->arch : "cpu");
 	snprintf(z->res->clock, sizeof(z->res->clock), "%s", o->backend == KF_BACKEND_CUDA ? "gpu" : "cpu");
+	if (o->backend == KF_BACKEND_CPU && !o->cpu_fitness && !kf_cpu_sanitizer_unavailable()) {
+		/* no GPU: the cost model's prediction is the fitness, never CPU time (docs/cost-model.md) */
+		const struct kf_cost_target *mt =
+		    o->model_target ? o->model_target : kf_cost_target_default();
+		snprintf(z->res->clock, sizeof(z->res->clock), "model");
+		snprintf(z->arch, sizeof(z->arch), "model-v%d-%s", KF_COST_MODEL_VERSION, mt->key);
+	}
 	snprintf(z->clock, sizeof(z->clock), "%s", z->res->clock);
 	if ((st = kf_mkdir_p(o->out_dir, 0777, err)))
 		return st;

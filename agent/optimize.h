@@ -39,6 +39,8 @@ struct kf_optimize_count {
 #define KF_OPTIMIZE_MAX_KINDS 16
 typedef void (*kf_optimize_progress_fn)(void *ctx, const struct kf_optimize_progress *p);
 
+struct kf_cost_target;
+
 #define KF_OPTIMIZE_BUDGET_CALLS 20 /* the default call budget */
 
 struct kf_optimize_opts {
@@ -64,6 +66,11 @@ struct kf_optimize_opts {
 	kf_optimize_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
 	const char *worker_path; /* NULL: default */
+	/* the cpu backend's fitness (docs/cost-model.md): false (default) ranks by the cost model's
+	 * predicted speedup on model_target (NULL: H100) when this machine can make the instrumented build,
+	 * else by the CPU clock; true: by the CPU clock (the record says which) */
+	bool cpu_fitness;
+	const struct kf_cost_target *model_target;
 };
 
 struct kf_optimize_result {
@@ -74,7 +81,7 @@ struct kf_optimize_result {
 	double best_band;          /* that band */
 	int64_t best_candidate_id; /* 0: none verified */
 	double best_speedup, best_lo, best_hi;
-	char clock[8]; /* "gpu" or "cpu": what the speedup was measured with */
+	char clock[8]; /* "gpu", "cpu" or "model": what the speedup was measured (or predicted) with */
 	int64_t calls, candidates, verified;
 	int64_t by_verdict[KF_VERDICT_COUNT + 1];
 	double spend_usd, elapsed_s;

@@ -27,6 +27,12 @@
 
 /* ---- the renderer ----------------------------------------------------------------------------- */
 
+/* The label a figure of this run's clock carries in a prompt: "cpu", "model" (the cost model) or "gpu". */
+static const char *clock_label(const char *clock)
+{
+	return clock && (!strcmp(clock, "cpu") || !strcmp(clock, "model")) ? clock : "gpu";
+}
+
 static const struct kf_tmpl_var *find_var(const struct kf_tmpl_var *vars, size_t n, const char *name,
 					  size_t len)
 {
@@ -579,6 +585,16 @@ static enum kf_status add_facts(struct kf_buf *b, const struct kf_device_info *d
 		    "a kernel is memory-bound)",
 		    pk->flops[KF_PEAK_F32] / pk->dram_bytes_per_s,
 		    pk->flops[KF_PEAK_F16_TC] / pk->dram_bytes_per_s);
+	if (!st && clock && !strcmp(clock, "model"))
+		st = kf_buf_adds(
+		    b, "\n- This run has no GPU: kernels are verified on kforge's CPU backend and ranked by "
+		       "its GPU "
+		       "cost model (\"model\" figures: predicted from the memory traffic per warp, L2 reuse, "
+		       "shared-memory bank conflicts, occupancy and instruction counts of an instrumented "
+		       "run, not "
+		       "measured on a GPU). Optimize for the GPU: coalesced accesses, data reuse, few bank "
+		       "conflicts, "
+		       "enough warps.");
 	if (!st && clock && !strcmp(clock, "cpu"))
 		st = kf_buf_adds(
 		    b,
@@ -754,8 +770,7 @@ static enum kf_status add_history(struct kf_buf *b, const struct kf_prompt_input
 		if (!st)
 			st = kf_buf_addf(b, " -> %s", a->verdict ? a->verdict : "?");
 		if (!st && a->speedup > 0)
-			st = kf_buf_addf(b, ", %.2fx (%s)", a->speedup,
-					 in->clock && !strcmp(in->clock, "cpu") ? "cpu" : "gpu");
+			st = kf_buf_addf(b, ", %.2fx (%s)", a->speedup, clock_label(in->clock));
 		if (!st && a->note && a->note[0]) {
 			st = kf_buf_adds(b, ": ");
 			if (!st)
@@ -772,8 +787,7 @@ static enum kf_status add_kernel(struct kf_buf *b, const struct kf_prompt_exampl
 	if (!st && e->task_name)
 		st = kf_buf_addf(b, "%s ", e->task_name);
 	if (!st && e->speedup > 0)
-		st = kf_buf_addf(b, "%.2fx over the reference (%s)", e->speedup,
-				 clock && !strcmp(clock, "cpu") ? "cpu" : "gpu");
+		st = kf_buf_addf(b, "%.2fx over the reference (%s)", e->speedup, clock_label(clock));
 	if (!st && e->tags && e->tags[0])
 		st = kf_buf_addf(b, "; techniques: %s", e->tags);
 	if (!st && e->change && e->change[0]) {

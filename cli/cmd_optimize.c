@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "profiler/costmodel.h"
 #include "agent/config.h"
 #include "agent/optimize.h"
 #include "cli.h"
@@ -58,6 +59,10 @@ static const char help[] =
     "                        task, provider, model, strategy and budgets unless given (TASK too)\n"
     "  --replay FILE         with --provider replay: an export of a run (kforge kb export --run ID)\n"
     "  --json                print only a JSON summary\n"
+    "  --fitness F           cpu backend: model (default: the GPU cost model's predicted speedup, when\n"
+    "                        this machine can make the instrumented build) or cpu (the CPU clock)\n"
+    "  --target GPU          the cost model's GPU: h100 (default), h200, a100, l40s, rtx4090, a10,\n"
+    "                        rtx3090, b200\n"
     "  --keep-best           write best.cu for the best verified candidate even when it is not\n"
     "                        significantly faster (default: only a significant win is written)\n"
     "  --prompts DIR         prompt templates that override the built-in ones (default $KFORGE_PROMPTS)\n"
@@ -100,7 +105,7 @@ static int optimize(int argc, char **argv, struct kf_config *cfg)
 		   *busd = NULL, *tlimit = NULL, *conc = NULL, *backend = NULL, *db = NULL, *out = NULL,
 		   *seed_s = NULL, *resume = NULL, *replay = NULL, *mtf = NULL, *mt = NULL, *tmo = NULL,
 		   *tmo_ms = NULL, *effort = NULL, *thinking = NULL, *temp = NULL, *pin = NULL, *pout = NULL,
-		   *config = NULL, *prompts = NULL, *keep_s = NULL, *pos[1];
+		   *config = NULL, *prompts = NULL, *keep_s = NULL, *fitness = NULL, *target = NULL, *pos[1];
 	bool json = false, keep_best = false, print_config = false;
 	const struct kf_opt opts[] = {
 	    {"strategy", true, &strategy, NULL},
@@ -128,6 +133,8 @@ static int optimize(int argc, char **argv, struct kf_config *cfg)
 	    {"price-out", true, &pout, NULL},
 	    {"config", true, &config, NULL},
 	    {"prompts", true, &prompts, NULL},
+	    {"fitness", true, &fitness, NULL},
+	    {"target", true, &target, NULL},
 	    {"json", false, NULL, &json},
 	    {"keep-best", false, NULL, &keep_best},
 	    {"print-config", false, NULL, &print_config},
@@ -218,6 +225,12 @@ static int optimize(int argc, char **argv, struct kf_config *cfg)
 	memset(&o, 0, sizeof(o));
 	o.task_path = pos[0];
 	o.keep_best = keep_best;
+	if (fitness && strcmp(fitness, "model") && strcmp(fitness, "cpu"))
+		return kf_cli_usage_error("optimize", "--fitness is model or cpu, not '%s'", fitness);
+	o.cpu_fitness = fitness && !strcmp(fitness, "cpu");
+	if (target && !(o.model_target = kf_cost_target_find(target)))
+		return kf_cli_usage_error("optimize", "--target: unknown GPU '%s' (%s)", target,
+					  kf_cost_target_keys());
 	o.strategy = KF_STRATEGY_SCHEDULE;
 	if (strategy && !kf_strategy_parse(strategy, &o.strategy))
 		return kf_cli_usage_error("optimize", "unknown strategy '%s' (schedule, evo or mcts)",

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "profiler/costmodel.h"
 #include "cli.h"
 #include "eval/eval.h"
 #include "json.h"
@@ -15,11 +16,17 @@
 static const char help[] =
     "Verifies KERNEL, then times it against the task's reference (and baseline) with interleaved\n"
     "samples, rotating input sets, L2 flushes (cuda), re-checked outputs, and a bootstrap 95%\n"
-    "interval of the speedup. On the cpu backend the times are CPU times, labelled so.\n\n"
+    "interval of the speedup. On the cpu backend the times are CPU times, labelled so, and the GPU\n"
+    "cost model predicts candidate and reference on a target GPU from an instrumented run at the\n"
+    "timing shape (clock \"model\": predictions, not measurements; docs/cost-model.md).\n\n"
     "options:\n"
     "  --backend B      auto (default), cpu or cuda\n"
     "  --seed N         verification and input seed\n"
     "  --timing-shapes  cpu: time the task's timing shapes (default: its largest public shape)\n"
+    "  --fitness F      cpu backend: model (default: predict with the cost model too) or cpu (CPU\n"
+    "                   times only)\n"
+    "  --target GPU     the cost model's GPU: h100 (default), h200, a100, l40s, rtx4090, a10,\n"
+    "                   rtx3090, b200\n"
     "  --json           one JSON document on stdout\n"
     "exit: 0 verified and timed, 1 rejected, 2 bad input, 3 internal, 4 unavailable/unsupported\n";
 
@@ -213,6 +220,136 @@ static cJSON *profile_json(const struct kf_eval_outcome *ev)
 	return o;
 }
 
+static cJSON *model_kernel_json(const struct kf_model_kernel *k)
+{
+	cJSON *o = cJSON_CreateObject(), *ls = cJSON_CreateArray();
+	cJSON_AddNumberToObject(o, "predicted_ns", k->pred.total_ns);
+	cJSON_AddStringToObject(o, "bound", kf_cost_limit_name(k->pred.bind));
+	cJSON_AddBoolToObject(o, "sampled", k->pred.sampled);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct kf_rt_cost *c = &k->counts[i];
+		const struct kf_cost_launch_pred *p = &k->pred.launches[i];
+		cJSON *j = cJSON_CreateObject(), *t = cJSON_CreateObject(), *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "kernel", k->res[i].kernel);
+		cJSON_AddNumberToObject(j, "predicted_ns", p->total_ns);
+		cJSON_AddStringToObject(j, "bound", kf_cost_limit_name(p->bind));
+		for (int l = 0; l < KF_COST_LIMIT_COUNT; l++)
+			cJSON_AddNumberToObject(t, kf_cost_limit_name((enum kf_cost_limit)l), p->ns[l]);
+		cJSON_AddNumberToObject(t, "launch", p->launch_ns);
+		cJSON_AddItemToObject(j, "limits_ns", t);
+		cJSON_AddNumberToObject(j, "blocks_total", (double)c->blocks_total);
+		cJSON_AddNumberToObject(j, "blocks_run", (double)c->blocks_run);
+		cJSON_AddNumberToObject(j, "scale", p->scale);
+		cJSON_AddNumberToObject(j, "occupancy", p->occupancy);
+		cJSON_AddStringToObject(j, "occupancy_limiter", p->occ_limiter ? p->occ_limiter : "");
+		cJSON_AddNumberToObject(j, "registers", p->regs);
+		cJSON_AddBoolToObject(j, "registers_assumed", p->regs_assumed);
+		cJSON_AddNumberToObject(j, "smem_bytes", p->smem_bytes);
+		cJSON_AddNumberToObject(j, "waves", p->waves);
+		cJSON_AddNumberToObject(j, "dram_bytes", p->dram_bytes);
+		cJSON_AddNumberToObject(j, "l2_bytes", p->l2_bytes);
+		cJSON_AddNumberToObject(j, "sectors_per_load", p->sectors_per_load);
+		cJSON_AddNumberToObject(j, "sectors_per_store", p->sectors_per_store);
+		cJSON_AddNumberToObject(j, "wavefronts_per_shared", p->wavefronts_per_shared);
+		cJSON_AddNumberToObject(j, "warp_instructions", p->warp_instrs);
+		cJSON_AddNumberToObject(j, "warp_latency_chain_clk", p->cp_clk);
+		/* the raw counts of the blocks that ran */
+		cJSON_AddNumberToObject(n, "gld_requests", (double)c->gld_requests);
+		cJSON_AddNumberToObject(n, "gld_sectors", (double)c->gld_sectors);
+		cJSON_AddNumberToObject(n, "gst_requests", (double)c->gst_requests);
+		cJSON_AddNumberToObject(n, "gst_sectors", (double)c->gst_sectors);
+		cJSON_AddNumberToObject(n, "l2_read_misses", (double)c->l2_read_misses);
+		cJSON_AddNumberToObject(n, "l2_writebacks", (double)c->l2_writebacks);
+		cJSON_AddNumberToObject(n, "touched_bytes", (double)c->touched_bytes);
+		cJSON_AddNumberToObject(n, "sh_requests", (double)c->sh_requests);
+		cJSON_AddNumberToObject(n, "sh_wavefronts", (double)c->sh_wavefronts);
+		cJSON_AddNumberToObject(n, "atom_requests", (double)c->atom_requests);
+		cJSON_AddNumberToObject(n, "atom_lanes", (double)c->atom_lanes);
+		cJSON_AddNumberToObject(n, "atom_hot", (double)c->atom_hot);
+		cJSON_AddNumberToObject(n, "barriers", (double)c->barriers);
+		cJSON_AddNumberToObject(n, "collectives", (double)c->collectives);
+		cJSON_AddNumberToObject(n, "warp_edges", (double)c->warp_edges);
+		cJSON_AddNumberToObject(n, "thread_edges", (double)c->thread_edges);
+		cJSON_AddNumberToObject(n, "warps_run", (double)c->warps_run);
+		cJSON_AddItemToObject(j, "counts", n);
+		cJSON_AddItemToArray(ls, j);
+	}
+	cJSON_AddItemToObject(o, "launches", ls);
+	cJSON_AddStringToObject(o, "notes", k->notes);
+	return o;
+}
+
+static cJSON *model_json(const struct kf_model_result *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "clock", "model");
+	cJSON_AddNumberToObject(o, "version", m->version);
+	cJSON_AddStringToObject(o, "target", m->target->key);
+	cJSON_AddStringToObject(o, "target_name", m->target->name);
+	cJSON_AddItemToObject(o, "dims", kf_json_shape(&m->shape));
+	cJSON_AddBoolToObject(o, "is_timing_shape", m->is_timing_shape);
+	cJSON_AddItemToObject(o, "candidate", model_kernel_json(&m->cand));
+	cJSON_AddItemToObject(o, "reference", model_kernel_json(&m->ref));
+	cJSON_AddNumberToObject(o, "speedup", m->speedup);
+	cJSON_AddNumberToObject(o, "aa", m->aa);
+	cJSON_AddNumberToObject(o, "noise_band", m->band);
+	cJSON_AddBoolToObject(o, "significant", m->significant);
+	cJSON_AddNumberToObject(o, "ms", m->ms);
+	cJSON_AddStringToObject(o, "text", m->text);
+	return o;
+}
+
+static void print_model_kernel(const char *who, const struct kf_model_kernel *k)
+{
+	char t[32];
+	kf_format_ns(k->pred.total_ns, t, sizeof(t));
+	printf("  %s: %s predicted, bound by %s\n", who, t, kf_cost_limit_name(k->pred.bind));
+	for (size_t i = 0; i < k->n; i++) {
+		const struct kf_cost_launch_pred *p = &k->pred.launches[i];
+		const struct kf_rt_cost *c = &k->counts[i];
+		char d[32], l2[32], sh[32], is[32], la[32], at[32];
+		kf_format_ns(p->ns[KF_COST_DRAM], d, sizeof(d));
+		kf_format_ns(p->ns[KF_COST_L2], l2, sizeof(l2));
+		kf_format_ns(p->ns[KF_COST_SHARED], sh, sizeof(sh));
+		kf_format_ns(p->ns[KF_COST_ISSUE], is, sizeof(is));
+		kf_format_ns(p->ns[KF_COST_LATENCY], la, sizeof(la));
+		kf_format_ns(p->ns[KF_COST_ATOMIC], at, sizeof(at));
+		printf("    launch %zu '%s': memory %s, l2 %s, shared %s, compute %s, latency %s, atomic %s "
+		       "(+ launch)\n",
+		       i + 1, k->res[i].kernel, d, l2, sh, is, la, at);
+		printf("      %.1f sectors/load, %.1f sectors/store, %.1f wavefronts/shared access; DRAM "
+		       "%.3g MB, "
+		       "L2 %.3g MB; occupancy %.0f%% (%s%s), %.0f waves; %llu of %llu blocks run%s\n",
+		       p->sectors_per_load, p->sectors_per_store, p->wavefronts_per_shared,
+		       p->dram_bytes / 1e6, p->l2_bytes / 1e6, 100 * p->occupancy,
+		       p->occ_limiter ? p->occ_limiter : "?", p->regs_assumed ? ", registers assumed 32" : "",
+		       p->waves, (unsigned long long)c->blocks_run, (unsigned long long)c->blocks_total,
+		       p->scale > 1 ? " (counts extrapolated by blocks)" : "");
+	}
+	if (k->notes[0])
+		printf("    %s\n", k->notes);
+}
+
+static void print_model(const struct kf_eval_outcome *ev)
+{
+	const struct kf_model_result *m = ev->model;
+	if (!m) {
+		if (ev->model_status)
+			printf("model clock: none (%s)\n", ev->model_err.msg);
+		return;
+	}
+	char shape[256];
+	kf_shape_format(&m->shape, shape, sizeof(shape));
+	printf("model clock (GPU cost model v%d, %s; predictions from an instrumented run, not measured) at "
+	       "%s (%s shape):\n",
+	       m->version, m->target->name, shape, m->is_timing_shape ? "timing" : "largest public");
+	print_model_kernel("candidate", &m->cand);
+	print_model_kernel("reference", &m->ref);
+	printf("  predicted speedup %.3fx: %s (A/A: the reference against itself with other sampled blocks "
+	       "%.3fx; band +-%.1f%%)\n",
+	       m->speedup, m->significant ? "significant" : "not significant", m->aa, 100 * m->band);
+}
+
 static void print_text(const struct kf_eval_outcome *ev)
 {
 	const struct kf_profile_result *r = ev->profile;
@@ -246,6 +383,7 @@ static void print_text(const struct kf_eval_outcome *ev)
 	}
 	if (r->clock[0] == 'c')
 		printf("note: cpu backend: these are CPU times of the fiber runtime, not GPU speed\n");
+	print_model(ev);
 	if (r->text[0])
 		printf("\n%s", r->text);
 	if (r->implausible)
@@ -260,12 +398,23 @@ static void print_json(const struct kf_eval_outcome *r, const struct kf_task *ta
 	cJSON_AddStringToObject(o, "status", kf_verdict_name(r->verdict));
 	if (r->profile) {
 		cJSON_AddStringToObject(o, "backend", kf_backend_name(r->backend));
-		cJSON_AddStringToObject(o, "clock", r->clock);
+		/* the clock of the fitness: "model" when the cost model predicted it (the CPU times are
+		 * the profile's, clock "cpu") */
+		cJSON_AddStringToObject(o, "clock", r->fitness_clock[0] ? r->fitness_clock : r->clock);
+		cJSON_AddNumberToObject(o, "speedup", r->speedup);
 	}
 	cJSON_AddItemToObject(o, "verification",
 			      kf_verify_result_json(kf_eval_verification(r), task, kernel));
 	if (r->profile)
 		cJSON_AddItemToObject(o, "profile", profile_json(r));
+	if (r->model)
+		cJSON_AddItemToObject(o, "model", model_json(r->model));
+	else if (r->model_status) {
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "clock", "none");
+		cJSON_AddStringToObject(n, "why", r->model_err.msg);
+		cJSON_AddItemToObject(o, "model", n);
+	}
 	if (kf_json_fput(o, true, stdout, &err))
 		kf_cli_error("%s", err.msg);
 	cJSON_Delete(o);
@@ -273,12 +422,12 @@ static void print_json(const struct kf_eval_outcome *r, const struct kf_task *ta
 
 int cmd_profile(int argc, char **argv)
 {
-	const char *backend = NULL, *seed_s = NULL, *pos[2];
+	const char *backend = NULL, *seed_s = NULL, *fitness = NULL, *target = NULL, *pos[2];
 	bool json = false, timing_shapes = false;
-	const struct kf_opt opts[] = {{"backend", true, &backend, NULL},
-				      {"seed", true, &seed_s, NULL},
-				      {"json", false, NULL, &json},
-				      {"timing-shapes", false, NULL, &timing_shapes}};
+	const struct kf_opt opts[] = {
+	    {"backend", true, &backend, NULL}, {"seed", true, &seed_s, NULL},
+	    {"fitness", true, &fitness, NULL}, {"target", true, &target, NULL},
+	    {"json", false, NULL, &json},      {"timing-shapes", false, NULL, &timing_shapes}};
 	size_t n_pos;
 	struct kf_device_info dev;
 	struct kf_eval_opts eo;
@@ -306,6 +455,16 @@ int cmd_profile(int argc, char **argv)
 	eo.device = &dev;
 	eo.profile = true;
 	eo.all_timing_shapes = timing_shapes;
+	if (fitness && strcmp(fitness, "model") && strcmp(fitness, "cpu")) {
+		kf_task_free(task);
+		return kf_cli_usage_error("profile", "--fitness is model or cpu, not '%s'", fitness);
+	}
+	eo.model = eo.backend == KF_BACKEND_CPU && !(fitness && !strcmp(fitness, "cpu"));
+	if (target && !(eo.model_target = kf_cost_target_find(target))) {
+		kf_task_free(task);
+		return kf_cli_usage_error("profile", "--target: unknown GPU '%s' (%s)", target,
+					  kf_cost_target_keys());
+	}
 	eo.stop = kf_cancel_flag();
 	st = kf_eval_file(task, pos[1], &eo, &r, &err);
 	if (st) {

@@ -8,6 +8,7 @@
 #define KF_EVAL_H
 
 #include "kf.h"
+#include "profiler/model.h"
 #include "profiler/timing.h"
 #include "sandbox/sandbox.h"
 #include "task.h"
@@ -52,6 +53,12 @@ struct kf_eval_opts {
 	 * the reference alone and its speedup over each baseline chained through the reference (docs/
 	 * baselines.md, "What a search measures"). NULL: every baseline is timed beside the candidate. */
 	const struct kf_profile_result *baselines_once;
+	/* the model clock (docs/cost-model.md): on the cpu backend, a kernel that passed and was timed is
+	 * also predicted on model_target (NULL: H100) by the cost model, and the prediction is its fitness
+	 * (speedup, interval, band, fitness_clock "model"); its CPU times stay in the timings */
+	bool model;
+	const struct kf_cost_target *model_target;
+	uint64_t model_budget; /* accesses per launch before blocks are sampled (0: the default) */
 };
 
 void kf_eval_opts_init(struct kf_eval_opts *o);
@@ -100,8 +107,9 @@ struct kf_eval_outcome {
 	char reason[1400];
 	enum kf_eval_stage stage; /* the step that settled the verdict (VERIFY for a pass) */
 	enum kf_backend_kind backend;
-	uint64_t seed;      /* of the first verification: replays it */
-	char arch[16];      /* the device's arch on cuda, "cpu" on the cpu backend */
+	uint64_t seed; /* of the first verification: replays it */
+	char arch[24]; /* the device's arch on cuda, "cpu" on the cpu backend, "model-v1-h100" on the model
+			  clock (the cost model's version and target: its results are kept apart) */
 	char toolchain[64]; /* kf_compiler_id(backend) */
 	char device[128];   /* the device's name ("" on the cpu backend) */
 	char clock[8];      /* "gpu" or "cpu" */
@@ -120,6 +128,13 @@ struct kf_eval_outcome {
 	double speedup_lo,
 	    speedup_hi;    /* geometric means of the per-shape interval bounds (an approximation) */
 	double noise_band; /* the widest A/A noise band of its timed shapes: speedup_lo must clear 1 + it */
+	/* What speedup, speedup_lo/hi and noise_band are measured on: "gpu", "cpu" or "model" (the cost
+	 * model's prediction: then the CPU clock's own speedup is cpu_speedup). */
+	char fitness_clock[8];
+	double cpu_speedup;
+	struct kf_model_result *model; /* the cost pass, when it ran and succeeded (owned) */
+	enum kf_status model_status;   /* KF_OK, or why there is no model clock (model_err) */
+	struct kf_err model_err;
 	/* what became of each of the task's baselines (timed, unavailable with the reason, rejected with the
 	 * verdict, ...): the candidate's own profile's, or the baselines_once profile's when chained */
 	size_t n_baselines;
@@ -129,7 +144,8 @@ struct kf_eval_outcome {
 	size_t n_resources;
 	const struct kf_launch_res *resources; /* borrowed from profile */
 	struct kf_eval_feedback feedback;
-	double verify_ms, profile_ms, strict_ms, wall_ms; /* each step's time and the whole pipeline's */
+	double verify_ms, profile_ms, strict_ms, model_ms,
+	    wall_ms; /* each step's time and the whole pipeline's */
 };
 
 /* Runs the pipeline for the candidate source[0..len) named name (used in messages and diagnostics) on task

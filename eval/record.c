@@ -1,7 +1,8 @@
 /* An evaluation outcome as knowledge-base rows (eval/eval.h, kf_eval_record): the evaluation with the
  * standing verification's shape rows and one timing row per timed shape, in kb.h's vocabulary: clock
- * "cupti" | "cuda_event" | "cpu", ci_lo_ms/ci_hi_ms the bootstrap interval of the candidate's median time,
- * speedup_ci_lo/hi the interval of the speedup, the toolchain the compiler id, shapes as compact JSON. */
+ * "cupti" | "cuda_event" | "cpu" | "model" (the cost model's prediction, docs/cost-model.md),
+ * ci_lo_ms/ci_hi_ms the bootstrap interval of the candidate's median time, speedup_ci_lo/hi the interval of
+ * the speedup, the toolchain the compiler id, shapes as compact JSON. */
 #include <stdlib.h>
 
 #include "eval/eval.h"
@@ -48,9 +49,9 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 {
 	const struct kf_verify_result *vr = kf_eval_verification(o);
 	struct kf_kb_shape_row *rows = calloc(vr->n_shapes + 1, sizeof(*rows));
-	struct kf_kb_timing *tm = calloc(o->n_timings + 1, sizeof(*tm));
+	struct kf_kb_timing *tm = calloc(o->n_timings + 2, sizeof(*tm));
 	struct kf_kb_timing_baseline(*bl)[KF_PROFILE_MAX_BASELINES] = calloc(o->n_timings + 1, sizeof(*bl));
-	char(*dims)[SHAPE_JSON_MAX] = calloc(vr->n_shapes + o->n_timings + 1, sizeof(*dims));
+	char(*dims)[SHAPE_JSON_MAX] = calloc(vr->n_shapes + o->n_timings + 2, sizeof(*dims));
 	struct kf_kb_eval ke = {0};
 	enum kf_status st;
 
@@ -85,6 +86,28 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 		tm[i].n_baselines = timing_baselines(o, x, bl[i]);
 		tm[i].baselines = bl[i];
 	}
+	/* the model clock's prediction, after the CPU clock's rows (the last row is the fitness's): times
+	 * are the predicted ones, the interval is the point (a prediction has no sampling interval), the
+	 * band and A/A are the model's own calibration (docs/cost-model.md) */
+	size_t n_tm = o->n_timings;
+	if (o->timed && o->model) {
+		const struct kf_model_result *m = o->model;
+		char *shape = dims[vr->n_shapes + n_tm];
+		kf_json_shape_text(&m->shape, shape, sizeof(dims[0]));
+		tm[n_tm++] = (struct kf_kb_timing){.shape = shape,
+						   .clock = "model",
+						   .n_samples = 1,
+						   .median_ms = m->cand.pred.total_ns / 1e6,
+						   .ci_lo_ms = m->cand.pred.total_ns / 1e6,
+						   .ci_hi_ms = m->cand.pred.total_ns / 1e6,
+						   .ref_median_ms = m->ref.pred.total_ns / 1e6,
+						   .speedup = m->speedup,
+						   .speedup_ci_lo = m->speedup,
+						   .speedup_ci_hi = m->speedup,
+						   .noise_band = m->band,
+						   .aa_lo = m->aa,
+						   .aa_hi = m->aa};
+	}
 	ke.backend = kf_backend_name(o->backend);
 	ke.arch = o->arch;
 	ke.toolchain = o->toolchain;
@@ -97,7 +120,7 @@ enum kf_status kf_eval_record(struct kf_kb *kb, const struct kf_task *t, const s
 	ke.wall_ms = o->wall_ms;
 	ke.n_shapes = vr->n_shapes;
 	ke.shapes = rows;
-	st = kf_kb_record_step(kb, cand, &ke, tm, o->n_timings, cand_id, eval_id, err);
+	st = kf_kb_record_step(kb, cand, &ke, tm, n_tm, cand_id, eval_id, err);
 out:
 	free(rows);
 	free(tm);

@@ -35,6 +35,12 @@ struct picks {
 #define KB_CLOCK_CLASS                                                                                       \
 	"(CASE WHEN t.clock IN ('cupti', 'cuda_event', 'events', 'gpu') THEN 'gpu' ELSE t.clock END)"
 
+/* A model-clock evaluation keeps its CPU-clock rows as secondary information: they are not its fitness,
+ * so neither its class nor its significance is theirs. */
+#define KB_SECONDARY_TIMING                                                                                  \
+	"(t.clock = 'cpu' AND EXISTS (SELECT 1 FROM timings m WHERE m.evaluation_id = e.id AND m.clock = "   \
+	"'model'))"
+
 void kf_kb_arch_family(const char *arch, char *out, size_t n)
 {
 	size_t len = arch ? strlen(arch) : 0, d = 0;
@@ -60,13 +66,14 @@ static bool example_ok(struct kf_kb *kb, const struct picks *p, int64_t cand)
 	    "AND (?2 <= 0 OR c.run_id <> ?2) "
 	    "AND (?3 IS NULL OR c.source_hash <> ?3) "
 	    "AND (?4 IS NULL OR e.arch = ?4 OR (?5 IS NOT NULL AND e.arch GLOB ?5)) "
-	    "AND (?6 IS NULL OR (EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id) AND NOT "
-	    "EXISTS "
-	    "(SELECT 1 FROM timings t WHERE t.evaluation_id = e.id AND " KB_CLOCK_CLASS " <> ?6))) "
+	    "AND (?6 IS NULL OR (EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id "
+	    "AND " KB_CLOCK_CLASS " = ?6) AND NOT EXISTS "
+	    "(SELECT 1 FROM timings t WHERE t.evaluation_id = e.id AND " KB_CLOCK_CLASS
+	    " <> ?6 AND NOT " KB_SECONDARY_TIMING "))) "
 	    "AND (?7 = 0 OR (e.speedup > 1.0 AND EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = "
 	    "e.id) "
-	    "AND NOT EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id AND NOT "
-	    "(" KB_SIGNIFICANT_TIMING ")))) LIMIT 1";
+	    "AND NOT EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id AND "
+	    "NOT " KB_SECONDARY_TIMING " AND NOT (" KB_SIGNIFICANT_TIMING ")))) LIMIT 1";
 	const struct kf_kb_example_query *q = p->q;
 	sqlite3_stmt *st;
 	bool ok;

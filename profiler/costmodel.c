@@ -105,12 +105,14 @@ static enum kf_status predict_launch(const struct kf_cost_target *t, const struc
 	uint64_t bt = (uint64_t)c->block[0] * c->block[1] * c->block[2];
 	uint64_t grid = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
 	if (!bt || !grid || grid != c->blocks_total)
-		return kf_err_set(err, KF_ERR_INVALID, "launch %zu ('%s'): grid (%u,%u,%u) has %llu blocks, the "
-				  "counts say %llu", i + 1, kn, c->grid[0], c->grid[1], c->grid[2],
-				  (unsigned long long)grid, (unsigned long long)c->blocks_total);
+		return kf_err_set(err, KF_ERR_INVALID,
+				  "launch %zu ('%s'): grid (%u,%u,%u) has %llu blocks, the "
+				  "counts say %llu",
+				  i + 1, kn, c->grid[0], c->grid[1], c->grid[2], (unsigned long long)grid,
+				  (unsigned long long)c->blocks_total);
 	if (!c->blocks_run || c->blocks_run > c->blocks_total || !c->warps_run)
-		return kf_err_set(err, KF_ERR_INVALID, "launch %zu ('%s'): %llu of %llu blocks ran", i + 1, kn,
-				  (unsigned long long)c->blocks_run, (unsigned long long)c->blocks_total);
+		return kf_err_set(err, KF_ERR_INVALID, "launch %zu ('%s'): %llu of %llu blocks ran", i + 1,
+				  kn, (unsigned long long)c->blocks_run, (unsigned long long)c->blocks_total);
 	p->scale = (double)c->blocks_total / (double)c->blocks_run;
 	p->block_threads = (int)bt;
 	p->regs_assumed = in->regs <= 0;
@@ -123,16 +125,17 @@ static enum kf_status predict_launch(const struct kf_cost_target *t, const struc
 		return kf_err_set(err, KF_ERR_INVALID, "launch %zu ('%s'): %s", i + 1, kn,
 				  bt > 1024 ? "more than 1024 threads per block" : e2.msg);
 	if (occ.active_blocks <= 0)
-		return kf_err_set(err, KF_ERR_INVALID,
-				  "launch %zu ('%s'): one block of %llu threads, %d registers each and %d B of "
-				  "shared memory does not fit an SM of %s (%s)",
-				  i + 1, kn, (unsigned long long)bt, p->regs, p->smem_bytes, t->name, occ.limiter);
+		return kf_err_set(
+		    err, KF_ERR_INVALID,
+		    "launch %zu ('%s'): one block of %llu threads, %d registers each and %d B of "
+		    "shared memory does not fit an SM of %s (%s)",
+		    i + 1, kn, (unsigned long long)bt, p->regs, p->smem_bytes, t->name, occ.limiter);
 	p->blocks_per_sm = occ.active_blocks;
 	p->resident_warps = occ.active_warps;
 	p->occupancy = occ.occupancy;
 	p->occ_limiter = occ.limiter;
-	double sms = (double)t->sm_count < (double)c->blocks_total ? (double)t->sm_count
-								   : (double)c->blocks_total;
+	double sms =
+	    (double)t->sm_count < (double)c->blocks_total ? (double)t->sm_count : (double)c->blocks_total;
 	p->waves = ceil((double)c->blocks_total / ((double)t->sm_count * occ.active_blocks));
 
 	const double s = p->scale;

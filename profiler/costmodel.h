@@ -16,26 +16,26 @@
 
 /* A target GPU as the model sees it (profiler/costmodel.c cites each figure). */
 struct kf_cost_target {
-	const char *key;         /* "h100", as kf_peaks_table_find */
-	const char *name;        /* "NVIDIA H100 SXM" */
-	const char *arch;        /* "sm_90": the occupancy calculator's limits */
-	int sm_count;            /* SMs */
-	double clock_hz;         /* SM boost clock */
-	double dram_bytes_per_s; /* datasheet DRAM bandwidth */
-	double dram_efficiency;  /* the share of it a streaming kernel sustains */
-	double l2_bytes;         /* L2 capacity (what the instrumented run's L2 model is sized to) */
-	double l2_bytes_per_s;   /* sustained L2 bandwidth (sector traffic) */
-	int schedulers_per_sm;   /* warp schedulers: one warp instruction each per clock */
-	double lat_l2_clk;       /* load latency of an L2 hit, clocks */
-	double lat_dram_clk;     /* of a miss */
-	double lat_smem_clk;     /* shared-memory load, one wavefront */
-	double lat_barrier_clk;  /* __syncthreads */
-	double lat_collective_clk; /* a shuffle or vote */
-	double lat_edge_clk;     /* the dependent ALU work of one basic block */
-	double instr_per_edge;   /* issued instructions per basic block executed (the arithmetic proxy) */
+	const char *key;            /* "h100", as kf_peaks_table_find */
+	const char *name;           /* "NVIDIA H100 SXM" */
+	const char *arch;           /* "sm_90": the occupancy calculator's limits */
+	int sm_count;               /* SMs */
+	double clock_hz;            /* SM boost clock */
+	double dram_bytes_per_s;    /* datasheet DRAM bandwidth */
+	double dram_efficiency;     /* the share of it a streaming kernel sustains */
+	double l2_bytes;            /* L2 capacity (what the instrumented run's L2 model is sized to) */
+	double l2_bytes_per_s;      /* sustained L2 bandwidth (sector traffic) */
+	int schedulers_per_sm;      /* warp schedulers: one warp instruction each per clock */
+	double lat_l2_clk;          /* load latency of an L2 hit, clocks */
+	double lat_dram_clk;        /* of a miss */
+	double lat_smem_clk;        /* shared-memory load, one wavefront */
+	double lat_barrier_clk;     /* __syncthreads */
+	double lat_collective_clk;  /* a shuffle or vote */
+	double lat_edge_clk;        /* the dependent ALU work of one basic block */
+	double instr_per_edge;      /* issued instructions per basic block executed (the arithmetic proxy) */
 	double atomic_same_addr_ns; /* one more atomic on an address another one holds (serialised at L2) */
-	double atomics_per_clk;  /* distinct-address atomic throughput, whole GPU, per clock */
-	double launch_ns;        /* per kernel launch of the plan */
+	double atomics_per_clk;     /* distinct-address atomic throughput, whole GPU, per clock */
+	double launch_ns;           /* per kernel launch of the plan */
 };
 
 /* "h100", "h200", "a100", "l40s", "rtx4090", "a10", "rtx3090", "b200"; NULL when unknown. */

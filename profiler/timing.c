@@ -610,43 +610,47 @@ static enum kf_status retime(const struct kf_task *t, struct runner *rs, size_t 
 	return st;
 }
 
-/* Static resources of the candidate's launches, from an NVRTC compile for arch (works with no GPU). */
-static void static_resources(const struct kf_task *t, const struct kf_kfile *k, const struct kf_shape *shape,
-			     struct kf_profile_result *res)
+size_t kf_profile_static_resources(const struct kf_task *t, const struct kf_kfile *k,
+				   const struct kf_shape *shape, const char *arch, struct kf_launch_res **out)
 {
 	struct kf_compile_opts co = {0};
 	struct kf_compiled *c = NULL;
 	struct kf_plan *p = NULL;
 	struct kf_err e = KF_ERR_INIT;
+	size_t n = 0;
 
+	*out = NULL;
 	co.backend = KF_BACKEND_CUDA;
-	co.arch = res->arch;
+	co.arch = arch;
 	if (kf_compile(k, &co, &c, &e) || kf_plan_make(k, t, shape, &p, &e))
 		goto out;
-	res->launches = calloc(p->n_launches, sizeof(*res->launches));
-	if (!res->launches)
+	*out = calloc(p->n_launches, sizeof(**out));
+	if (!*out)
 		goto out;
-	res->n_launches = p->n_launches;
+	n = p->n_launches;
 	for (size_t i = 0; i < p->n_launches; i++) {
-		struct kf_launch_res *lr = &res->launches[i];
+		struct kf_launch_res *lr = &(*out)[i];
 		const struct kf_plan_launch *pl = &p->launches[i];
 		snprintf(lr->kernel, sizeof(lr->kernel), "%s", pl->kernel);
 		lr->block_threads = (int)(pl->block[0] * pl->block[1] * pl->block[2]);
 		lr->regs = -1;
 		lr->smem_bytes = (int)pl->smem_bytes;
+		lr->smem_static_bytes = -1;
 		for (size_t j = 0; j < c->n_kernels; j++)
 			if (!strcmp(c->kernels[j].name, pl->kernel)) {
 				lr->regs = c->kernels[j].registers;
+				lr->smem_static_bytes = c->kernels[j].smem_static_bytes;
 				lr->smem_bytes += c->kernels[j].smem_static_bytes;
 				lr->spill_bytes =
 				    c->kernels[j].spill_store_bytes + c->kernels[j].spill_load_bytes;
 			}
-		lr->has_occ = !kf_occupancy(res->arch, lr->block_threads, lr->regs > 0 ? lr->regs : 0,
+		lr->has_occ = !kf_occupancy(arch, lr->block_threads, lr->regs > 0 ? lr->regs : 0,
 					    lr->smem_bytes, &lr->occ, &e);
 	}
 out:
 	kf_plan_free(p);
 	kf_compiled_free(c);
+	return n;
 }
 
 enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
@@ -771,7 +775,7 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 		}
 	}
 	if (n_shapes)
-		static_resources(t, k, &shapes[0], res);
+		res->n_launches = kf_profile_static_resources(t, k, &shapes[0], res->arch, &res->launches);
 	if (res->n_shapes) {
 		struct kf_perf_summary s;
 		struct kf_buf b = KF_BUF_INIT(sizeof(res->text) - 1);

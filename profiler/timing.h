@@ -87,7 +87,8 @@ struct kf_profile_baseline {
 struct kf_launch_res {
 	char kernel[128];
 	int block_threads;
-	int regs, smem_bytes, spill_bytes;
+	int regs, smem_bytes, spill_bytes; /* smem_bytes: static + the launch's dynamic */
+	int smem_static_bytes;             /* the kernel's static shared memory (-1: unknown) */
 	bool has_occ;
 	struct kf_occupancy occ;
 };
@@ -120,5 +121,12 @@ enum kf_status kf_profile_run(const struct kf_task *t, const struct kf_kfile *k,
 			      const struct kf_profile_opts *o, struct kf_profile_result **out,
 			      struct kf_err *err);
 void kf_profile_result_free(struct kf_profile_result *r);
+
+/* Static resources of k's launches at shape (registers, shared memory, spills, occupancy) from an NVRTC
+ * compile for arch (works with no GPU): *out (the caller frees) gets one per launch; returns how many (0,
+ * *out NULL, when the compile or the plan fails). */
+size_t kf_profile_static_resources(const struct kf_task *t, const struct kf_kfile *k,
+				   const struct kf_shape *shape, const char *arch,
+				   struct kf_launch_res **out);
 
 #endif

@@ -341,7 +341,8 @@ static const char *verdict_text(const struct rr_cand *c)
 }
 
 struct rr_facts {
-	bool cpu_clock;    /* any timing of the best was a CPU time */
+	bool model_clock;  /* the best was ranked by the cost model's prediction (its CPU rows beside) */
+	bool cpu_clock;    /* any timing of the best was a CPU time (and none a model prediction) */
 	const char *clock; /* "cpu", "cupti", "cuda_event", or "" */
 	bool improved;     /* a verified candidate is faster than the reference */
 	bool significant;  /* ... with every timing shape's interval above 1 + its A/A noise band */
@@ -361,7 +362,13 @@ static void facts_make(const struct rr *x, struct rr_facts *f)
 	f->clock = "";
 	f->lo = INFINITY;
 	f->hi = 0;
+	for (size_t i = 0; i < x->n_t; i++)
+		if (!strcmp(x->t[i].clock, "model"))
+			f->model_clock = true;
 	for (size_t i = 0; i < x->n_t; i++) {
+		/* a model-clock run's fitness is the prediction: its CPU rows are secondary */
+		if (f->model_clock && strcmp(x->t[i].clock, "model"))
+			continue;
 		if (!strcmp(x->t[i].clock, "cpu"))
 			f->cpu_clock = true;
 		if (!f->clock[0])
@@ -441,6 +448,9 @@ static void excerpt(char *dst, size_t max, const char *s)
 
 static const char *clock_label(const struct rr_facts *f)
 {
+	if (f->model_clock)
+		return "model: the GPU cost model's predictions (cpu backend), not measured; CPU times "
+		       "beside";
 	if (f->cpu_clock)
 		return "CPU times (cpu backend): not GPU speed";
 	if (!strcmp(f->clock, "cupti"))
@@ -573,7 +583,13 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 	if (x->best_id) {
 		const struct rr_cand *best = cand_find((struct rr *)x, x->best_id);
 		ADD("## Best verified kernel (candidate %lld)\n\n", (long long)x->best_id);
-		if (f->cpu_clock)
+		if (f->model_clock)
+			ADD("> Ranked by the GPU cost model (clock `model`: a prediction for the target GPU "
+			    "from "
+			    "an instrumented run, not a measurement); the `cpu` rows are CPU times of the "
+			    "cpu "
+			    "backend, shown beside, not GPU speed.\n\n");
+		else if (f->cpu_clock)
 			ADD("> These are CPU times of the cpu backend (the CUDA source run on the CPU), not "
 			    "GPU speed.\n\n");
 		if (x->n_t) {

@@ -1090,6 +1090,21 @@ static enum kf_status sanitize_case(struct vctx *c, const struct vshape *v, cons
 			rep->sanitized = true;
 			*found = true;
 		} else if (r->status == KF_OK) {
+			/* the instrumented build is clang's, the plain one g++'s: a kernel that tells them
+			 * apart (`#ifdef __has_feature`) must compute the same outputs in both, or the
+			 * sanitizer (and the cost model, which runs this build) vetted other code than the
+			 * verdict */
+			struct outcome o;
+			check_step(c, v, p, L, kf_session_arena(s), k, &o);
+			if (o.verdict != KF_VERDICT_PASS) {
+				rep->status = o.verdict;
+				snprintf(
+				    rep->detail, sizeof(rep->detail),
+				    "the instrumented build (clang) computed other outputs than the plain "
+				    "build: %.400s",
+				    o.detail);
+				*found = true;
+			}
 			rep->sanitized = true;
 		} else {
 			pthread_mutex_lock(&c->san_mu);

@@ -165,8 +165,8 @@ static void test_compute_and_atomics(void)
 	a.atom_lanes = a.atom_serial = a.atom_hot = a.warps_run * 32;
 	predict(&a, 32, 0, &p);
 	CHECK_STR(kf_cost_limit_name(p.bind), "atomic");
-	CHECK_NEAR(p.launches[0].ns[KF_COST_ATOMIC], (double)a.atom_hot * 1.0 + 1048576.0 / (64 * 1.98e9) * 1e9,
-		   1e-3);
+	CHECK_NEAR(p.launches[0].ns[KF_COST_ATOMIC],
+		   (double)a.atom_hot * 1.0 + 1048576.0 / (64 * 1.98e9) * 1e9, 1e-3);
 }
 
 static void test_plan_and_errors(void)
