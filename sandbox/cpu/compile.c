@@ -90,6 +90,8 @@ static const char *const inst_flags[] = {
     "-mllvm",
     "-asan-globals=0",
     "-fsanitize-coverage=bb,trace-pc-guard,trace-loads,trace-stores",
+    "-mllvm",
+    "-sanitizer-coverage-prune-blocks=0", /* coverage would skip a loop body (it dominates itself) */
 };
 /* the runtime itself is not instrumented */
 static const char *const inst_rt_flags[] = {"-O2", "-g", "-fno-omit-frame-pointer"};

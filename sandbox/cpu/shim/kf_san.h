@@ -700,13 +700,12 @@ static void kf_san_outside(struct kf_fiber *f, uintptr_t a, uint32_t n, uint32_t
 
 /* ---- the cost model's counters (kf_cost_configure; kf_rt_abi.h) ----------------------------------
  * With counting on, every global and shared access that passed memcheck is one lane of a warp
- * instruction instance, keyed (warp, pc, seq). To make lanes meet as on the GPU, a counting fiber yields
- * to the scheduler after each such access, so the lanes of a block advance in lockstep (lane k's n-th
- * access right after lane k-1's) instead of one lane running to its barrier first; the open instances
- * of a block stay few, in a bounded table flushed (oldest half first when full) at every barrier, block
- * end and launch end. A flushed instance gives its 32-byte sectors (global: coalescing, fed to the L2
- * model in order) or its wavefronts (shared), and is summed per call site. The racecheck and initcheck
- * shadow is skipped; memcheck stays. */
+ * instruction instance, keyed (warp, pc, seq). Lanes run one after another between
+ * barriers, so the open instances of a block wait in a bounded table, flushed at every barrier, block end
+ * and launch end; an interval too long for half the table turns to lockstep (kf_cost_record) and
+ * flushes its oldest half when full, so long loops still group. A flushed instance gives its 32-byte sectors
+ * (global: coalescing, fed to the L2 model in order) or its wavefronts (shared), and is summed per call site.
+ * The racecheck and initcheck shadow is skipped; memcheck stays. */
 
 #define KF_COST_INST_CAP 2048u  /* open warp instructions of a block */
 #define KF_COST_INST_HASH 8192u /* slots of their hash (power of two, > 2x the cap) */
@@ -1069,6 +1068,7 @@ static void kf_cost_record(struct kf_fiber *f, const struct kf_rt_mem_event *ev)
 		}
 		s = (s + 1) & (KF_COST_INST_HASH - 1);
 	}
+	bool created = !I;
 	if (!I) {
 		if (kf_cost.n_inst == KF_COST_INST_CAP) {
 			kf_cost_flush(KF_COST_INST_CAP / 2);
@@ -1090,8 +1090,11 @@ static void kf_cost_record(struct kf_fiber *f, const struct kf_rt_mem_event *ev)
 	I->l[I->n].addr = ev->addr;
 	I->l[I->n].size = ev->size;
 	I->n++;
-	/* lockstep: the next lane runs to its own access before this one goes on */
-	kf_to_sched(f, false);
+	/* Past half the table, a lane that opens an instance lets the others catch up first (lockstep):
+	 * the lanes behind fill the open instances without yielding, so the oldest half is complete when
+	 * a full table flushes it. Below that (most intervals) lanes run one after another. */
+	if (created && kf_cost.n_inst > KF_COST_INST_CAP / 2)
+		kf_to_sched(f, false);
 }
 
 /* The end of a barrier interval (barrier, block end): each warp issued its longest lane's blocks. */
