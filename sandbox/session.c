@@ -1016,6 +1016,8 @@ enum kf_status kf_session_step(struct kf_session *s, const struct kf_step *step,
 			continue;
 		}
 		st = kf_proto_result_decode(s->buf, n, step->reps, res, &e);
+		if (!st)
+			st = kf_proto_result_check_cost(res, step->flags, s->setup, &e);
 		if (!st && res->status == KF_OK && (step->flags & KF_STEP_TIME) && res->n_times != step->reps)
 			st = kf_err_set(&e, KF_ERR_PARSE, "step result has %u times for %u timed reps",
 					res->n_times, step->reps);

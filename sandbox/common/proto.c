@@ -12,7 +12,7 @@
 
 #define ALL_STEP_FLAGS                                                                                       \
 	(KF_STEP_REALLOC | KF_STEP_COPY_IN | KF_STEP_POISON | KF_STEP_COPY_OUT | KF_STEP_FLUSH_L2 |          \
-	 KF_STEP_TIME)
+	 KF_STEP_TIME | KF_STEP_COST)
 
 /* Largest buffer the protocol accepts (bytes): keeps every offset sum far from overflow. */
 #define MAX_BUFFER_BYTES (1ull << 46)
@@ -462,6 +462,7 @@ size_t kf_proto_step_encode(void *buf, size_t cap, const struct kf_step *st)
 	w.timeout_ms = st->timeout_ms;
 	memcpy(w.in_off, st->in_off, sizeof(w.in_off));
 	memcpy(w.out_off, st->out_off, sizeof(w.out_off));
+	w.cost = st->cost;
 	memcpy(buf, &w, sizeof(w));
 	return sizeof(w);
 }
@@ -491,6 +492,7 @@ enum kf_status kf_proto_step_decode(const void *buf, size_t n, struct kf_step *s
 	st->timeout_ms = w.timeout_ms;
 	memcpy(st->in_off, w.in_off, sizeof(st->in_off));
 	memcpy(st->out_off, w.out_off, sizeof(st->out_off));
+	st->cost = w.cost;
 	return KF_OK;
 }
 
@@ -510,6 +512,20 @@ enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_pro
 	if ((st->reps == 0 && (st->flags & KF_STEP_TIME)) || st->reps > KF_MAX_REPS)
 		return kf_err_set(err, KF_ERR_RANGE, "step reps %u is out of range %d..%d",
 				  (unsigned)st->reps, st->flags & KF_STEP_TIME ? 1 : 0, KF_MAX_REPS);
+	if (st->flags & KF_STEP_COST) {
+		const struct kf_rt_cost_config *c = &st->cost;
+		if (st->reps != 1 || (st->flags & (KF_STEP_TIME | KF_STEP_FLUSH_L2)))
+			return kf_err_set(err, KF_ERR_INVALID,
+					  "a cost step runs the plan once, untimed (reps %u, flags 0x%x)",
+					  (unsigned)st->reps, (unsigned)st->flags);
+		if (c->enable > 1 || (c->l2_ways & (c->l2_ways - 1)) || c->l2_ways > 64 ||
+		    c->l2_bytes > ((uint64_t)1 << 30) ||
+		    (c->l2_bytes && c->l2_bytes < 32ull * (c->l2_ways ? c->l2_ways : 16)))
+			return kf_err_set(err, KF_ERR_INVALID,
+					  "cost step: l2_ways %u, l2_bytes %llu (ways a power of two <= 64, "
+					  "bytes at most 1 GiB and at least one set)",
+					  (unsigned)c->l2_ways, (unsigned long long)c->l2_bytes);
+	}
 	/* Offsets of buffers the plan does not have are never read. */
 	for (uint32_t i = 0; i < s->n_buffers && i < KF_MAX_BUFFERS; i++) {
 		uint64_t nb = s->buffers[i].n_bytes, ob = kf_proto_out_bytes(nb, s->guard_bytes);
@@ -534,6 +550,100 @@ enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_pro
 
 /* ---- step result ----------------------------------------------------------------------------- */
 
+/* One launch's counts from a hostile worker: every relation the runtime's counting keeps must hold (an
+ * instruction has at least one sector or wavefront and lane, ...), so a forged number that breaks one
+ * is refused; what still passes is only ever a cost estimate. */
+static enum kf_status cost_check(const struct kf_rt_cost *c, uint32_t i, struct kf_err *err)
+{
+	const char *bad = NULL;
+	uint64_t nt = (uint64_t)c->block[0] * c->block[1] * c->block[2];
+	uint64_t nb = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
+	if (nt == 0 || nt > 1024)
+		bad = "block";
+	else if (nb == 0 || c->blocks_total != nb)
+		bad = "blocks_total";
+	else if (c->blocks_run > c->blocks_total)
+		bad = "blocks_run";
+	else if (c->warps_run < c->blocks_run || c->warps_run > c->blocks_run * ((nt + 31) / 32))
+		bad = "warps_run";
+	else if (c->smem_bytes > KF_RT_DSMEM_MAX)
+		bad = "smem_bytes";
+	else if (c->n_sites > KF_RT_COST_MAX_SITES)
+		bad = "n_sites";
+	else if (c->gld_sectors < c->gld_requests || (c->gld_requests && !c->gld_bytes))
+		bad = "gld_sectors";
+	else if (c->gst_sectors < c->gst_requests || (c->gst_requests && !c->gst_bytes))
+		bad = "gst_sectors";
+	else if (c->sh_wavefronts < c->sh_requests)
+		bad = "sh_wavefronts";
+	else if (c->atom_lanes < c->atom_requests || c->atom_lanes > 32 * c->atom_requests)
+		bad = "atom_lanes";
+	else if (c->atom_serial < c->atom_requests || c->atom_serial > c->atom_lanes)
+		bad = "atom_serial";
+	else if (c->atom_hot > c->atom_lanes || (c->atom_lanes && !c->atom_hot))
+		bad = "atom_hot";
+	else if (c->warp_edges > c->thread_edges)
+		bad = "warp_edges";
+	if (bad)
+		return kf_err_set(err, KF_ERR_PARSE, "step result: cost of launch %u: bad %s", (unsigned)i,
+				  bad);
+	for (uint32_t k = 0; k < c->n_sites; k++) {
+		const struct kf_rt_cost_site *s = &c->sites[k];
+		if (s->op < KF_RT_SAN_LOAD || s->op > KF_RT_SAN_ATOMIC)
+			bad = "op";
+		else if (s->region != KF_RT_SAN_GLOBAL && s->region != KF_RT_SAN_SHARED &&
+			 s->region != KF_RT_SAN_DSHARED)
+			bad = "region";
+		else if (s->region == KF_RT_SAN_GLOBAL ? s->index < 0 || s->index >= KF_MAX_BUFFERS
+						       : s->index != -1)
+			bad = "index";
+		else if (s->pad)
+			bad = "pad";
+		else if (!s->requests || s->units < s->requests || s->bytes < s->requests)
+			bad = "units";
+		else if (k && s->units > c->sites[k - 1].units)
+			bad = "order";
+		if (bad)
+			return kf_err_set(err, KF_ERR_PARSE,
+					  "step result: cost of launch %u: site %u: bad %s", (unsigned)i,
+					  (unsigned)k, bad);
+	}
+	return KF_OK;
+}
+
+enum kf_status kf_proto_result_check_cost(const struct kf_step_result *r, uint32_t flags,
+					  const struct kf_proto_setup *s, struct kf_err *err)
+{
+	if (!(flags & KF_STEP_COST)) {
+		if (r->n_cost)
+			return kf_err_set(err, KF_ERR_PARSE,
+					  "step result: n_cost %u for a step that counts nothing",
+					  (unsigned)r->n_cost);
+		return KF_OK;
+	}
+	if (r->n_cost > s->n_launches || (r->status == KF_OK && r->n_cost != s->n_launches))
+		return kf_err_set(err, KF_ERR_PARSE, "step result: n_cost %u for a plan of %u launches",
+				  (unsigned)r->n_cost, (unsigned)s->n_launches);
+	for (uint32_t i = 0; i < r->n_cost; i++) {
+		const struct kf_rt_cost *c = &r->cost[i];
+		const struct kf_plan_launch *l = &s->launches[i];
+		if (memcmp(c->grid, l->grid, sizeof(c->grid)) ||
+		    memcmp(c->block, l->block, sizeof(c->block)) || c->smem_bytes != l->smem_bytes)
+			return kf_err_set(err, KF_ERR_PARSE,
+					  "step result: cost of launch %u: grid, block or "
+					  "smem_bytes differ from the plan's",
+					  (unsigned)i);
+		for (uint32_t k = 0; k < c->n_sites; k++)
+			if (c->sites[k].region == KF_RT_SAN_GLOBAL &&
+			    (uint32_t)c->sites[k].index >= s->n_buffers)
+				return kf_err_set(
+				    err, KF_ERR_PARSE,
+				    "step result: cost of launch %u: site %u: index %d of %u buffers",
+				    (unsigned)i, (unsigned)k, (int)c->sites[k].index, (unsigned)s->n_buffers);
+	}
+	return KF_OK;
+}
+
 size_t kf_proto_result_encode(void *buf, size_t cap, const struct kf_step_result *r)
 {
 	static struct kf_wire_result zero;
@@ -555,6 +665,8 @@ size_t kf_proto_result_encode(void *buf, size_t cap, const struct kf_step_result
 	w->san.detail[sizeof(w->san.detail) - 1] = '\0';
 	w->san_accesses = r->san_accesses;
 	w->san_untracked_bytes = r->san_untracked_bytes;
+	w->n_cost = r->n_cost <= KF_MAX_LAUNCHES ? r->n_cost : KF_MAX_LAUNCHES;
+	memcpy(w->cost, r->cost, w->n_cost * sizeof(w->cost[0]));
 	memcpy(w->time_ns, r->time_ns, nt * sizeof(double));
 	return sizeof(*w);
 }
@@ -585,9 +697,19 @@ enum kf_status kf_proto_result_decode(const void *buf, size_t n, uint32_t reps, 
 	if (w->san.kind >= KF_RT_SAN_KIND_COUNT || w->san.region >= KF_RT_SAN_REGION_COUNT)
 		return kf_err_set(err, KF_ERR_PARSE, "step result: sanitizer finding kind %u region %u",
 				  (unsigned)w->san.kind, (unsigned)w->san.region);
+	if (w->n_cost > KF_MAX_LAUNCHES || w->pad)
+		return kf_err_set(err, KF_ERR_PARSE, "step result: n_cost %u (at most %d)",
+				  (unsigned)w->n_cost, KF_MAX_LAUNCHES);
+	for (uint32_t i = 0; i < w->n_cost; i++) {
+		st = cost_check(&w->cost[i], i, err);
+		if (st)
+			return st;
+	}
 	memset(r, 0, sizeof(*r));
 	r->status = (enum kf_status)w->status;
 	r->worker_dead = w->worker_dead != 0;
+	r->n_cost = w->n_cost;
+	memcpy(r->cost, w->cost, w->n_cost * sizeof(r->cost[0]));
 	r->san = w->san;
 	r->san.detail[sizeof(r->san.detail) - 1] = '\0';
 	for (size_t i = 0; r->san.detail[i]; i++) /* outside text */

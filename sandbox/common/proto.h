@@ -135,6 +135,7 @@ struct kf_wire_step {
 	int32_t timeout_ms;
 	int64_t in_off[KF_MAX_BUFFERS];
 	int64_t out_off[KF_MAX_BUFFERS];
+	struct kf_rt_cost_config cost; /* KF_STEP_COST */
 };
 
 struct kf_wire_result {
@@ -146,6 +147,8 @@ struct kf_wire_result {
 	uint64_t addr[KF_MAX_BUFFERS];
 	struct kf_rt_san_finding san;
 	uint64_t san_accesses, san_untracked_bytes;
+	uint32_t n_cost, pad;
+	struct kf_rt_cost cost[KF_MAX_LAUNCHES]; /* KF_STEP_COST: n_cost used */
 	double time_ns[KF_MAX_REPS];
 };
 
@@ -158,6 +161,10 @@ _Static_assert(sizeof(struct kf_wire_setup) <= KF_PROTO_MSG_MAX, "setup fits a d
 _Static_assert(sizeof(struct kf_wire_result) <= KF_PROTO_MSG_MAX, "result fits a datagram");
 _Static_assert(sizeof(struct kf_rt_san_access) == 64 && sizeof(struct kf_rt_san_finding) == 352,
 	       "sanitizer finding layout");
+_Static_assert(sizeof(struct kf_rt_cost_config) == 32 && sizeof(struct kf_rt_cost_site) == 48 &&
+		   sizeof(struct kf_rt_cost) == 32 + 23 * 8 + KF_RT_COST_MAX_SITES * 48,
+	       "cost counters layout");
+_Static_assert(sizeof(struct kf_wire_step) == 16 + 24 + 16 * KF_MAX_BUFFERS + 32, "step layout");
 
 /* ---- decoded forms --------------------------------------------------------------------------- */
 
@@ -201,7 +208,8 @@ enum kf_status kf_proto_setup_from_plan(struct kf_proto_setup *s, const struct k
 					uint64_t image_len, uint64_t arena_bytes, struct kf_err *err);
 
 /* Checks a step against the session's buffers and arena: slot, reps, every offset (-1 or inside the
- * arena with the bytes it moves). KF_ERR_INVALID/KF_ERR_RANGE with the reason. Both sides call it. */
+ * arena with the bytes it moves); a KF_STEP_COST step runs once (reps 1, neither TIME nor FLUSH_L2) with
+ * a valid counter configuration. KF_ERR_INVALID/KF_ERR_RANGE with the reason. Both sides call it. */
 enum kf_status kf_proto_step_check(const struct kf_step *st, const struct kf_proto_setup *s,
 				   struct kf_err *err);
 
@@ -230,10 +238,16 @@ enum kf_status kf_proto_setup_decode(const void *buf, size_t n, struct kf_proto_
 enum kf_status kf_proto_status_decode(const void *buf, size_t n, struct kf_proto_status *st,
 				      struct kf_err *err);
 enum kf_status kf_proto_step_decode(const void *buf, size_t n, struct kf_step *st, struct kf_err *err);
-/* reps: the reps of the step this answers (n_times may not exceed it). */
+/* reps: the reps of the step this answers (n_times may not exceed it). The cost counters are checked
+ * for consistency on their own (kf_proto_result_check_cost checks them against the plan). */
 enum kf_status kf_proto_result_decode(const void *buf, size_t n, uint32_t reps, struct kf_step_result *r,
 				      struct kf_err *err);
 enum kf_status kf_proto_empty_decode(const void *buf, size_t n, enum kf_msg_type type, struct kf_err *err);
+/* A decoded result's cost counters against the step (flags) and the plan they claim to count: counts
+ * only for a KF_STEP_COST step, at most one per launch (every launch when the step succeeded), each
+ * with its launch's grid, block and dynamic shared memory. KF_ERR_PARSE naming the field. */
+enum kf_status kf_proto_result_check_cost(const struct kf_step_result *r, uint32_t flags,
+					  const struct kf_proto_setup *s, struct kf_err *err);
 
 /* ---- transport --------------------------------------------------------------------------------- */
 

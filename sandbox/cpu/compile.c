@@ -25,7 +25,7 @@
 
 #define SHIM_PREFIX "sandbox/cpu/shim/"
 #define PREPASS_MAX ((size_t)16 << 20)
-#define KF_CPU_SHIM_REV 3 /* bump when the pre-pass or the flags change meaning */
+#define KF_CPU_SHIM_REV 4 /* bump when the pre-pass or the flags change meaning */
 
 /* Flags of every cpu compile; part of the compiler id. -fno-strict-aliasing: kernels reinterpret
  * float arrays as float4 as a matter of course. gnu2 TLS descriptors make __shared__ (thread-local)
@@ -51,7 +51,9 @@ static const char *const san_flags[] = {"-O1", "-g", "-fsanitize=address", "-fno
  * trace-stores calls the runtime (kf_san.h) before every load and store. -fsanitize=address with every
  * AddressSanitizer check off stays for what it tells the optimiser: no speculative or widened loads, so
  * the accesses checked are the source's; no vectorizers for the same reason; frame pointers for the
- * callers of a finding; -O1 keeps the shim's small functions inlined into the kernel. */
+ * callers of a finding; -O1 keeps the shim's small functions inlined into the kernel. trace-pc-guard
+ * (every basic block, bb) calls the runtime once per block executed: the cost model's edges, an early
+ * return when not counting. */
 static const char *const inst_base_flags[] = {
     "-std=c++17",
     "-fPIC",
@@ -87,7 +89,9 @@ static const char *const inst_flags[] = {
     "-asan-stack=0",
     "-mllvm",
     "-asan-globals=0",
-    "-fsanitize-coverage=func,trace-loads,trace-stores",
+    "-fsanitize-coverage=bb,trace-pc-guard,trace-loads,trace-stores",
+    "-mllvm",
+    "-sanitizer-coverage-prune-blocks=0", /* coverage would skip a loop body (it dominates itself) */
 };
 /* the runtime itself is not instrumented */
 static const char *const inst_rt_flags[] = {"-O2", "-g", "-fno-omit-frame-pointer"};

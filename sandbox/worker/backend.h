@@ -34,6 +34,8 @@ struct kf_be_run_stats {
 	double time_ns;                             /* kernel time of the whole plan for this run */
 	uint32_t kernels_seen; /* kernels the device recorded for this run (0 when not known) */
 	char timing_source[16];
+	struct kf_rt_cost *cost; /* in: with counting on (cost_begin), launch i's counts go to cost[i] */
+	uint32_t n_cost;         /* out: launches whose counts were taken (the failed one included) */
 };
 
 struct kf_backend_ops {
@@ -81,6 +83,11 @@ struct kf_backend_ops {
 
 	/* Evicts caches before a timed run (cuda: write >= 2x L2). May be NULL. */
 	enum kf_status (*flush_l2)(char *msg, size_t msg_len);
+
+	/* The cost model's counters (KF_STEP_COST): on with c for the coming runs (KF_ERR_UNSUPPORTED with
+	 * the reason when the module has none), then off again. NULL: the backend has none. */
+	enum kf_status (*cost_begin)(const struct kf_rt_cost_config *c, char *msg, size_t msg_len);
+	void (*cost_end)(void);
 
 	void (*shutdown)(void);
 

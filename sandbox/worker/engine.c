@@ -261,10 +261,12 @@ static enum kf_status run_plan(struct kf_wk *wk, const struct kf_wk_slot *sl, bo
 {
 	const struct kf_proto_setup *s = &wk->setup;
 	struct kf_rt_san_finding *san = stats->san;
+	struct kf_rt_cost *cost = stats->cost;
 	uint32_t l = 0;
 
 	memset(stats, 0, sizeof(*stats));
 	stats->san = san;
+	stats->cost = cost;
 	while (l < s->n_launches) {
 		struct kf_be_run_stats part;
 		uint32_t end = l + 1;
@@ -290,7 +292,10 @@ static enum kf_status run_plan(struct kf_wk *wk, const struct kf_wk_slot *sl, bo
 		memset(&part, 0, sizeof(part));
 		part.san = san;
 		part.launch_base = l;
+		part.cost = cost ? cost + l : NULL;
 		st = wk->ops->run(&wk->launches[l], end - l, want_time, &part, fatal, msg, msg_len);
+		if (cost && part.n_cost)
+			stats->n_cost = l + part.n_cost;
 		stats->san_accesses += part.san_accesses;
 		stats->san_untracked_bytes = part.san_untracked_bytes;
 		if (st)
@@ -383,15 +388,32 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 			return;
 		}
 	}
+	bool cost = (stp->flags & KF_STEP_COST) != 0;
+	if (cost) {
+		/* one run with the counters on (kf_proto_step_check: reps 1, nothing timed) */
+		if (!wk->ops->cost_begin) {
+			snprintf(msg, sizeof(msg), "the %s backend has no cost counters", wk->ops->name);
+			fail(res, KF_ERR_UNSUPPORTED, "cost step", msg);
+			return;
+		}
+		st = wk->ops->cost_begin(&stp->cost, msg, sizeof(msg));
+		if (st) {
+			fail(res, st, "cost step", msg);
+			return;
+		}
+	}
 	if (running)
 		running(ctx);
 	for (uint32_t rep = 0; rep < stp->reps; rep++) {
 		struct kf_be_run_stats stats;
 		memset(&stats, 0, sizeof(stats));
 		stats.san = &res->san;
+		stats.cost = cost ? res->cost : NULL;
 		if ((stp->flags & KF_STEP_FLUSH_L2) && wk->ops->flush_l2) {
 			st = wk->ops->flush_l2(msg, sizeof(msg));
 			if (st) {
+				if (cost)
+					wk->ops->cost_end();
 				fail(res, st, "cannot flush the L2", msg);
 				return;
 			}
@@ -400,6 +422,10 @@ void kf_wk_step(struct kf_wk *wk, const struct kf_step *stp, struct kf_step_resu
 		st = run_plan(wk, sl, (stp->flags & KF_STEP_TIME) != 0, &stats, &fatal, msg, sizeof(msg));
 		res->san_accesses += stats.san_accesses;
 		res->san_untracked_bytes = stats.san_untracked_bytes;
+		if (cost) {
+			res->n_cost = stats.n_cost;
+			wk->ops->cost_end();
+		}
 		if (st) {
 			res->status = st;
 			snprintf(res->msg, sizeof(res->msg), "%s", msg[0] ? msg : kf_status_name(st));

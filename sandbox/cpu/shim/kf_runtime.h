@@ -457,6 +457,7 @@ static void kf_warp_complete(struct kf_fiber **wf, unsigned nl, unsigned grp)
 	}
 	(void)nl;
 	KF_SAN(if (first && first->wop == KF_W_SYNC) kf_san_syncwarp_done(first->warp, grp));
+	KF_SAN(kf_cost_collective());
 	(void)first;
 }
 
@@ -539,7 +540,7 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 				b->order[j] = t;
 			}
 		}
-		unsigned n_exit = 0, n_bar = 0, n_warp = 0;
+		unsigned n_exit = 0, n_bar = 0, n_warp = 0, n_run = 0;
 		for (unsigned k = 0; k < n; k++) {
 			struct kf_fiber *f = b->f[b->order[k]];
 			if (f->state == KF_F_RUN) {
@@ -558,10 +559,12 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 			n_exit += s == KF_F_EXIT;
 			n_bar += s == KF_F_BAR;
 			n_warp += s == KF_F_WARP;
+			n_run += s == KF_F_RUN; /* counting: a lane yielded after an access */
 		}
 		if (n_exit == n) {
 #ifdef KF_SANITIZE
 			kf_san_interval_end();
+			kf_cost_interval_end();
 			if (kf_san.stopped) {
 				snprintf(b->msg, sizeof(b->msg), "sanitizer: %s", kf_san.finding.detail);
 				return KF_RT_SANITIZER;
@@ -581,7 +584,7 @@ static int kf_block_run(struct kf_block *b, uint3 bid, dim3 bdim, dim3 gdim, uin
 			return KF_RT_SANITIZER;
 		}
 #endif
-		if (progress)
+		if (progress || n_run)
 			continue;
 		/* As on the GPU (PTX bar.sync, sm_70 and later), a barrier waits only for threads that have
 		 * not exited: `if (i >= n) return; ... __syncthreads();` in a tail block completes there, so
@@ -656,9 +659,18 @@ static void kf_launch_work(struct kf_launch_state *L)
 	for (;;) {
 		if (__atomic_load_n(&L->failed, __ATOMIC_RELAXED))
 			return;
-		uint64_t i = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
-		if (i >= L->n_blocks)
-			return;
+		uint64_t i;
+#ifdef KF_SANITIZE
+		if (kf_cost.sampled) { /* blocks run one at a time here: the sampler picks them */
+			if (!kf_cost_next_block(&i))
+				return;
+		} else
+#endif
+		{
+			i = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
+			if (i >= L->n_blocks)
+				return;
+		}
 		uint3 bid;
 		bid.x = (unsigned)(i % L->grid.x);
 		bid.y = (unsigned)((i / L->grid.x) % L->grid.y);

@@ -698,6 +698,578 @@ static void kf_san_outside(struct kf_fiber *f, uintptr_t a, uint32_t n, uint32_t
 	kf_san_stop(f);
 }
 
+/* ---- the cost model's counters (kf_cost_configure; kf_rt_abi.h) ----------------------------------
+ * With counting on, every global and shared access that passed memcheck is one lane of a warp
+ * instruction instance, keyed (warp, pc, seq). Lanes run one after another between
+ * barriers, so the open instances of a block wait in a bounded table, flushed at every barrier, block end
+ * and launch end; an interval too long for half the table turns to lockstep (kf_cost_record) and
+ * flushes its oldest half when full, so long loops still group. A flushed instance gives its 32-byte sectors
+ * (global: coalescing, fed to the L2 model in order) or its wavefronts (shared), and is summed per call site.
+ * The racecheck and initcheck shadow is skipped; memcheck stays. */
+
+#define KF_COST_INST_CAP 2048u  /* open warp instructions of a block */
+#define KF_COST_INST_HASH 8192u /* slots of their hash (power of two, > 2x the cap) */
+#define KF_COST_SITE_CAP 1024u  /* call sites summed (more: counted in the totals only) */
+#define KF_COST_SITE_HASH 2048u
+#define KF_COST_HOT_HASH 8192u /* addresses whose atomics are counted for atom_hot (more: not) */
+#define KF_COST_L2_MAX ((uint64_t)1 << 30)
+#define KF_COST_LANE_SECTORS 64u /* one lane's sectors deduplicated (a memcpy's beyond: counted as is) */
+
+struct kf_cost_lane {
+	uint64_t addr;
+	uint32_t size, pad;
+};
+
+struct kf_cost_inst {
+	uint64_t pc;
+	uint32_t warp, seq, op, region;
+	int32_t index;
+	uint32_t n;     /* lanes so far */
+	uint32_t hslot; /* its slot in inst_hash */
+	uint32_t pad;
+	struct kf_cost_lane l[32];
+};
+
+struct kf_cost_site_acc {
+	uint64_t pc;
+	uint32_t op, region;
+	int32_t index;
+	uint32_t used;
+	uint64_t requests, units, bytes;
+};
+
+static struct {
+	bool on;  /* counting for the coming launches */
+	bool run; /* counting this launch */
+	struct kf_rt_cost_config cfg;
+	struct kf_rt_cost res; /* the last launch's counts (kf_cost_take) */
+	/* open instances of the block, in creation order; inst_hash: index + 1 (0: empty) */
+	struct kf_cost_inst *inst;
+	uint32_t n_inst;
+	uint32_t *inst_hash;
+	/* L2 model: sets of `ways` lines, most recently used first; a line is sector + 1 (0: empty), bit 63
+	 * dirty */
+	uint64_t *l2;
+	size_t l2_lines, l2_map_bytes;
+	uint64_t l2_sets;
+	uint32_t l2_ways;
+	bool l2_used;
+	uint64_t l2_dirty; /* dirty lines now */
+	struct kf_cost_site_acc *sites;
+	uint32_t n_sites;
+	uint64_t *hot_addr; /* atomics per address: address + 1 (0: empty), count */
+	uint32_t *hot_n;
+	uint64_t touched; /* bit i: plan buffer i accessed */
+	uint32_t *edges;  /* per thread of the block: basic blocks in this barrier interval */
+	uint32_t n_edges;
+	/* block sampling */
+	bool sampled;
+	uint32_t n_chunks, chunk;
+	uint64_t start[KF_RT_COST_CHUNKS];
+	uint64_t pos, left, acc0, share, n_blocks;
+	bool chunk_first;
+} kf_cost KF_RT_STATE;
+
+static uint64_t kf_cost_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static void kf_cost_free_tables(void)
+{
+	free(kf_cost.inst);
+	free(kf_cost.inst_hash);
+	free(kf_cost.sites);
+	free(kf_cost.hot_addr);
+	free(kf_cost.hot_n);
+	free(kf_cost.edges);
+	if (kf_cost.l2)
+		munmap(kf_cost.l2, kf_cost.l2_map_bytes);
+	memset(&kf_cost, 0, sizeof(kf_cost));
+}
+
+KF_EXPORT int kf_cost_abi_version(void)
+{
+	return KF_RT_COST_ABI_VERSION;
+}
+
+KF_EXPORT int kf_cost_configure(const struct kf_rt_cost_config *c)
+{
+	if (!c)
+		return KF_RT_INVALID;
+	if (!c->enable) {
+		kf_cost.on = false;
+		return KF_RT_OK;
+	}
+	uint32_t ways = c->l2_ways ? c->l2_ways : 16;
+	if (c->enable != 1 || (ways & (ways - 1)) || ways > 64 || c->l2_bytes > KF_COST_L2_MAX)
+		return KF_RT_INVALID;
+	uint64_t sets = c->l2_bytes / (32ull * ways);
+	if (c->l2_bytes && !sets)
+		return KF_RT_INVALID; /* smaller than one set */
+	if (!kf_cost.inst) {
+		kf_cost.inst = (struct kf_cost_inst *)malloc(KF_COST_INST_CAP * sizeof(*kf_cost.inst));
+		kf_cost.inst_hash = (uint32_t *)calloc(KF_COST_INST_HASH, sizeof(uint32_t));
+		kf_cost.sites = (struct kf_cost_site_acc *)calloc(KF_COST_SITE_HASH, sizeof(*kf_cost.sites));
+		kf_cost.hot_addr = (uint64_t *)calloc(KF_COST_HOT_HASH, sizeof(uint64_t));
+		kf_cost.hot_n = (uint32_t *)calloc(KF_COST_HOT_HASH, sizeof(uint32_t));
+		if (!kf_cost.inst || !kf_cost.inst_hash || !kf_cost.sites || !kf_cost.hot_addr ||
+		    !kf_cost.hot_n) {
+			kf_cost_free_tables();
+			return KF_RT_NOMEM;
+		}
+	}
+	size_t lines = (size_t)(sets * ways), bytes = lines * sizeof(uint64_t);
+	if (lines != kf_cost.l2_lines) {
+		if (kf_cost.l2)
+			munmap(kf_cost.l2, kf_cost.l2_map_bytes);
+		kf_cost.l2 = 0;
+		kf_cost.l2_lines = kf_cost.l2_map_bytes = 0;
+		if (lines) {
+			void *p = mmap(0, bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			if (p == MAP_FAILED)
+				return KF_RT_NOMEM;
+			kf_cost.l2 = (uint64_t *)p;
+			kf_cost.l2_lines = lines;
+			kf_cost.l2_map_bytes = bytes;
+			kf_cost.l2_used = false; /* fresh pages are zero */
+		}
+	}
+	kf_cost.l2_sets = sets;
+	kf_cost.l2_ways = ways;
+	kf_cost.cfg = *c;
+	kf_cost.cfg.l2_ways = ways;
+	kf_cost.on = true;
+	return KF_RT_OK;
+}
+
+KF_EXPORT void kf_cost_take(struct kf_rt_cost *out)
+{
+	if (out)
+		*out = kf_cost.res;
+}
+
+/* ---- the L2 model: one sector (read, write, or an atomic's read-modify-write) ------------------- */
+static void kf_cost_l2(uint64_t sector, bool read, bool write)
+{
+	struct kf_rt_cost *R = &kf_cost.res;
+	if (!kf_cost.l2) { /* no cache: every sector goes to DRAM */
+		R->l2_read_misses += read;
+		R->l2_writebacks += write;
+		return;
+	}
+	kf_cost.l2_used = true;
+	uint32_t W = kf_cost.l2_ways;
+	uint64_t *set = kf_cost.l2 + (kf_cost_mix(sector) % kf_cost.l2_sets) * W;
+	uint64_t tag = sector + 1, line = 0;
+	const uint64_t DIRTY = 1ull << 63;
+	uint32_t i = 0;
+	for (; i < W; i++)
+		if ((set[i] & ~DIRTY) == tag) {
+			line = set[i];
+			break;
+		}
+	if (i == W) { /* a miss: the least recently used line goes */
+		i = W - 1;
+		if (set[i] & DIRTY) {
+			R->l2_writebacks++;
+			kf_cost.l2_dirty--;
+		}
+		/* a write allocates without reading: the model takes every store as a full-sector write */
+		R->l2_read_misses += read;
+		line = tag;
+	}
+	if (write && !(line & DIRTY)) {
+		line |= DIRTY;
+		kf_cost.l2_dirty++;
+	}
+	memmove(set + 1, set, i * sizeof(uint64_t));
+	set[0] = line;
+}
+
+static void kf_cost_l2_reset(void)
+{
+	if (kf_cost.l2 && kf_cost.l2_used)
+		memset(kf_cost.l2, 0, kf_cost.l2_lines * sizeof(uint64_t));
+	kf_cost.l2_used = false;
+	kf_cost.l2_dirty = 0;
+}
+
+static void kf_cost_sort(uint64_t *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		uint32_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+static void kf_cost_site_add(const struct kf_cost_inst *I, uint64_t units, uint64_t bytes)
+{
+	uint64_t h = kf_cost_mix(I->pc * 31 + I->op * 7 + I->region * 3 + (uint64_t)(uint32_t)I->index);
+	for (uint32_t k = 0; k < KF_COST_SITE_HASH; k++) {
+		struct kf_cost_site_acc *s = &kf_cost.sites[(h + k) & (KF_COST_SITE_HASH - 1)];
+		if (!s->used) {
+			if (kf_cost.n_sites >= KF_COST_SITE_CAP)
+				return;
+			kf_cost.n_sites++;
+			s->used = 1;
+			s->pc = I->pc;
+			s->op = I->op;
+			s->region = I->region;
+			s->index = I->index;
+		} else if (s->pc != I->pc || s->op != I->op || s->region != I->region || s->index != I->index)
+			continue;
+		s->requests++;
+		s->units += units;
+		s->bytes += bytes;
+		return;
+	}
+}
+
+static void kf_cost_hot(uint64_t addr)
+{
+	uint64_t h = kf_cost_mix(addr);
+	for (uint32_t k = 0; k < 64; k++) {
+		uint32_t s = (uint32_t)((h + k) & (KF_COST_HOT_HASH - 1));
+		if (kf_cost.hot_addr[s] == addr + 1 || !kf_cost.hot_addr[s]) {
+			kf_cost.hot_addr[s] = addr + 1;
+			if (++kf_cost.hot_n[s] > kf_cost.res.atom_hot)
+				kf_cost.res.atom_hot = kf_cost.hot_n[s];
+			return;
+		}
+	}
+}
+
+/* One warp instruction's lanes: its sectors or wavefronts. */
+static void kf_cost_flush_one(const struct kf_cost_inst *I)
+{
+	struct kf_rt_cost *R = &kf_cost.res;
+	uint64_t v[32 * KF_COST_LANE_SECTORS / 16 + 64]; /* sectors (global) or words (shared) */
+	uint32_t nv = 0;
+	uint64_t bytes = 0, units = 0, extra = 0;
+	bool shared = I->region != KF_RT_SAN_GLOBAL;
+	unsigned shift = shared ? 2 : 5;
+	for (uint32_t i = 0; i < I->n; i++) {
+		uint64_t a = I->l[i].addr, sz = I->l[i].size ? I->l[i].size : 1;
+		uint64_t lo = a >> shift, hi = (a + sz - 1) >> shift;
+		bytes += sz;
+		if (hi - lo + 1 > KF_COST_LANE_SECTORS || nv + (hi - lo + 1) > sizeof(v) / sizeof(v[0])) {
+			/* a large copy by one lane: its units as they are, not deduplicated */
+			extra += hi - lo + 1;
+			if (!shared)
+				for (uint64_t s = lo; s <= hi; s++)
+					kf_cost_l2(s, I->op != KF_RT_SAN_STORE, I->op != KF_RT_SAN_LOAD);
+			continue;
+		}
+		for (uint64_t s = lo; s <= hi; s++)
+			v[nv++] = s;
+	}
+	kf_cost_sort(v, nv);
+	uint32_t nu = 0;
+	for (uint32_t i = 0; i < nv; i++)
+		if (!i || v[i] != v[i - 1])
+			v[nu++] = v[i];
+	if (shared) {
+		/* 32 banks of 4-byte words: the most distinct words one bank serves */
+		uint32_t per_bank[32] = {0}, most = 0;
+		for (uint32_t i = 0; i < nu; i++)
+			if (++per_bank[v[i] & 31] > most)
+				most = per_bank[v[i] & 31];
+		units = most + extra;
+		if (!units)
+			units = 1;
+		R->sh_requests++;
+		R->sh_wavefronts += units;
+	} else {
+		units = nu + extra;
+		for (uint32_t i = 0; i < nu; i++)
+			kf_cost_l2(v[i], I->op != KF_RT_SAN_STORE, I->op != KF_RT_SAN_LOAD);
+		if (I->op == KF_RT_SAN_LOAD) {
+			R->gld_requests++;
+			R->gld_sectors += units;
+			R->gld_bytes += bytes;
+		} else if (I->op == KF_RT_SAN_STORE) {
+			R->gst_requests++;
+			R->gst_sectors += units;
+			R->gst_bytes += bytes;
+		}
+	}
+	if (I->op == KF_RT_SAN_ATOMIC) {
+		/* lanes on one address serialize */
+		uint32_t most = 0;
+		for (uint32_t i = 0; i < I->n; i++) {
+			uint32_t same = 0;
+			for (uint32_t j = 0; j < I->n; j++)
+				same += I->l[j].addr == I->l[i].addr;
+			if (same > most)
+				most = same;
+			kf_cost_hot(I->l[i].addr);
+		}
+		R->atom_requests++;
+		R->atom_lanes += I->n;
+		R->atom_serial += most;
+	}
+	kf_cost_site_add(I, units, bytes);
+}
+
+/* Flushes the oldest n open instances (all: n = n_inst) and rehashes the rest. */
+static void kf_cost_flush(uint32_t n)
+{
+	if (!kf_cost.run)
+		return;
+	for (uint32_t i = 0; i < kf_cost.n_inst; i++)
+		kf_cost.inst_hash[kf_cost.inst[i].hslot] = 0;
+	for (uint32_t i = 0; i < n && i < kf_cost.n_inst; i++)
+		kf_cost_flush_one(&kf_cost.inst[i]);
+	if (n >= kf_cost.n_inst) {
+		kf_cost.n_inst = 0;
+		return;
+	}
+	memmove(kf_cost.inst, kf_cost.inst + n, (kf_cost.n_inst - n) * sizeof(*kf_cost.inst));
+	kf_cost.n_inst -= n;
+	for (uint32_t i = 0; i < kf_cost.n_inst; i++) {
+		struct kf_cost_inst *I = &kf_cost.inst[i];
+		uint64_t h = kf_cost_mix(I->pc ^ ((uint64_t)I->seq << 20) ^ ((uint64_t)I->warp << 52));
+		uint32_t s = (uint32_t)(h & (KF_COST_INST_HASH - 1));
+		while (kf_cost.inst_hash[s])
+			s = (s + 1) & (KF_COST_INST_HASH - 1);
+		kf_cost.inst_hash[s] = i + 1;
+		I->hslot = s;
+	}
+}
+
+/* A global or shared access that passed memcheck: a lane of its warp instruction. */
+static void kf_cost_record(struct kf_fiber *f, const struct kf_rt_mem_event *ev)
+{
+	if (ev->region == KF_RT_SAN_GLOBAL && ev->index >= 0 && ev->index < 64)
+		kf_cost.touched |= 1ull << ev->index;
+	uint32_t warp = ev->thread / 32;
+	uint64_t h = kf_cost_mix(ev->pc ^ ((uint64_t)ev->seq << 20) ^ ((uint64_t)warp << 52));
+	uint32_t s = (uint32_t)(h & (KF_COST_INST_HASH - 1));
+	struct kf_cost_inst *I = 0;
+	for (;;) {
+		uint32_t k = kf_cost.inst_hash[s];
+		if (!k)
+			break;
+		struct kf_cost_inst *c = &kf_cost.inst[k - 1];
+		if (c->pc == ev->pc && c->seq == ev->seq && c->warp == warp && c->op == ev->op &&
+		    c->region == ev->region && c->index == ev->index && c->n < 32) {
+			I = c;
+			break;
+		}
+		s = (s + 1) & (KF_COST_INST_HASH - 1);
+	}
+	bool created = !I;
+	if (!I) {
+		if (kf_cost.n_inst == KF_COST_INST_CAP) {
+			kf_cost_flush(KF_COST_INST_CAP / 2);
+			s = (uint32_t)(h & (KF_COST_INST_HASH - 1));
+			while (kf_cost.inst_hash[s])
+				s = (s + 1) & (KF_COST_INST_HASH - 1);
+		}
+		I = &kf_cost.inst[kf_cost.n_inst++];
+		kf_cost.inst_hash[s] = kf_cost.n_inst;
+		I->hslot = s;
+		I->pc = ev->pc;
+		I->seq = ev->seq;
+		I->warp = warp;
+		I->op = ev->op;
+		I->region = ev->region;
+		I->index = ev->index;
+		I->n = 0;
+	}
+	I->l[I->n].addr = ev->addr;
+	I->l[I->n].size = ev->size;
+	I->n++;
+	/* Past half the table, a lane that opens an instance lets the others catch up first (lockstep):
+	 * the lanes behind fill the open instances without yielding, so the oldest half is complete when
+	 * a full table flushes it. Below that (most intervals) lanes run one after another. */
+	if (created && kf_cost.n_inst > KF_COST_INST_CAP / 2)
+		kf_to_sched(f, false);
+}
+
+/* The end of a barrier interval (barrier, block end): each warp issued its longest lane's blocks. */
+static void kf_cost_interval_end(void)
+{
+	if (!kf_cost.run)
+		return;
+	kf_cost_flush(kf_cost.n_inst);
+	uint32_t n = kf_san.nthreads;
+	for (uint32_t w = 0; w * 32 < n; w++) {
+		uint32_t most = 0;
+		for (uint32_t t = w * 32; t < n && t < w * 32 + 32; t++) {
+			kf_cost.res.thread_edges += kf_cost.edges[t];
+			if (kf_cost.edges[t] > most)
+				most = kf_cost.edges[t];
+			kf_cost.edges[t] = 0;
+		}
+		kf_cost.res.warp_edges += most;
+	}
+}
+
+extern "C" KF_HIDDEN void __sanitizer_cov_trace_pc_guard(uint32_t *)
+{
+	if (!kf_cost.run || !kf_san.active)
+		return;
+	kf_cost.edges[kf_self()->linear]++;
+}
+
+extern "C" KF_HIDDEN void __sanitizer_cov_trace_pc_guard_init(uint32_t *, uint32_t *)
+{
+}
+
+static void kf_cost_collective(void)
+{
+	if (kf_cost.run)
+		kf_cost.res.collectives++;
+}
+
+static bool kf_cost_launch_begin(dim3 grid, dim3 block, uint32_t smem)
+{
+	memset(&kf_cost.res, 0, sizeof(kf_cost.res));
+	kf_cost.run = kf_cost.on;
+	kf_cost.sampled = false;
+	if (!kf_cost.run)
+		return true;
+	struct kf_rt_cost *R = &kf_cost.res;
+	R->grid[0] = grid.x;
+	R->grid[1] = grid.y;
+	R->grid[2] = grid.z;
+	R->block[0] = block.x;
+	R->block[1] = block.y;
+	R->block[2] = block.z;
+	R->smem_bytes = smem;
+	uint64_t nb = (uint64_t)grid.x * grid.y * grid.z;
+	R->blocks_total = nb;
+	uint32_t nt = block.x * block.y * block.z;
+	if (kf_cost.n_edges < nt) {
+		free(kf_cost.edges);
+		kf_cost.edges = (uint32_t *)calloc(nt, sizeof(uint32_t));
+		kf_cost.n_edges = kf_cost.edges ? nt : 0;
+		if (!kf_cost.edges)
+			return false;
+	}
+	memset(kf_cost.edges, 0, nt * sizeof(uint32_t));
+	kf_cost.n_inst = 0;
+	memset(kf_cost.inst_hash, 0, KF_COST_INST_HASH * sizeof(uint32_t));
+	memset(kf_cost.sites, 0, KF_COST_SITE_HASH * sizeof(*kf_cost.sites));
+	kf_cost.n_sites = 0;
+	memset(kf_cost.hot_addr, 0, KF_COST_HOT_HASH * sizeof(uint64_t));
+	memset(kf_cost.hot_n, 0, KF_COST_HOT_HASH * sizeof(uint32_t));
+	kf_cost.touched = 0;
+	kf_cost_l2_reset(); /* every launch starts with a cold L2 */
+	if (kf_cost.cfg.access_budget) {
+		/* one chunk start per part of the grid, at a seeded offset in it; chunk k may run up to
+		 * the next start (the last wraps round to the first), so a grid that fits runs whole */
+		kf_cost.sampled = true;
+		kf_cost.n_blocks = nb;
+		kf_cost.n_chunks = 0;
+		for (uint32_t q = 0; q < KF_RT_COST_CHUNKS; q++) {
+			uint64_t lo = q * nb / KF_RT_COST_CHUNKS, hi = (q + 1) * nb / KF_RT_COST_CHUNKS;
+			if (hi > lo)
+				kf_cost.start[kf_cost.n_chunks++] =
+				    lo +
+				    kf_cost_mix(kf_cost.cfg.sample_seed * 0x9e3779b97f4a7c15ull + q + 1) %
+					(hi - lo);
+		}
+		kf_cost.share = kf_cost.cfg.access_budget / kf_cost.n_chunks;
+		kf_cost.chunk = 0;
+		kf_cost.pos = kf_cost.start[0];
+		kf_cost.left = kf_cost.n_chunks > 1 ? kf_cost.start[1] - kf_cost.start[0] : nb;
+		kf_cost.acc0 = 0;
+		kf_cost.chunk_first = true;
+	}
+	return true;
+}
+
+/* Sampling: the next block to run (false: the launch is done). */
+static bool kf_cost_next_block(uint64_t *i)
+{
+	for (;;) {
+		if (kf_cost.chunk >= kf_cost.n_chunks)
+			return false;
+		if (kf_cost.left && (kf_cost.chunk_first || kf_san.accesses - kf_cost.acc0 < kf_cost.share)) {
+			*i = kf_cost.pos;
+			kf_cost.pos = kf_cost.pos + 1 == kf_cost.n_blocks ? 0 : kf_cost.pos + 1;
+			kf_cost.left--;
+			kf_cost.chunk_first = false;
+			return true;
+		}
+		uint32_t k = ++kf_cost.chunk;
+		if (k >= kf_cost.n_chunks)
+			return false;
+		kf_cost.pos = kf_cost.start[k];
+		kf_cost.left = k + 1 < kf_cost.n_chunks
+				   ? kf_cost.start[k + 1] - kf_cost.start[k]
+				   : kf_cost.n_blocks - kf_cost.start[k] + kf_cost.start[0];
+		kf_cost.acc0 = kf_san.accesses;
+		kf_cost.chunk_first = true;
+	}
+}
+
+static void kf_cost_block_begin(uint32_t nthreads)
+{
+	if (!kf_cost.run)
+		return;
+	kf_cost.res.blocks_run++;
+	kf_cost.res.warps_run += (nthreads + 31) / 32;
+}
+
+static void kf_cost_barrier(void)
+{
+	if (!kf_cost.run)
+		return;
+	kf_cost_interval_end();
+	kf_cost.res.barriers += (kf_san.nthreads + 31) / 32;
+}
+
+static int kf_cost_site_cmp(const void *a, const void *b)
+{
+	const struct kf_cost_site_acc *x = (const struct kf_cost_site_acc *)a,
+				      *y = (const struct kf_cost_site_acc *)b;
+	if (x->used != y->used)
+		return x->used ? -1 : 1;
+	if (x->units != y->units)
+		return x->units > y->units ? -1 : 1;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static void kf_cost_launch_end(void)
+{
+	if (!kf_cost.run)
+		return;
+	kf_cost_flush(kf_cost.n_inst); /* a launch stopped by a finding left some open */
+	struct kf_rt_cost *R = &kf_cost.res;
+	R->l2_writebacks += kf_cost.l2_dirty; /* what is dirty at the end goes to DRAM too */
+	kf_cost.l2_dirty = 0;
+	for (uint32_t i = 0; i < kf_san.n_buffers && i < 64; i++)
+		if (kf_cost.touched >> i & 1)
+			R->touched_bytes += kf_san.gbuf[i].dhi - kf_san.gbuf[i].dlo;
+	R->accesses = kf_san.accesses;
+	qsort(kf_cost.sites, KF_COST_SITE_HASH, sizeof(*kf_cost.sites), kf_cost_site_cmp);
+	for (uint32_t i = 0; i < KF_RT_COST_MAX_SITES && kf_cost.sites[i].used; i++) {
+		struct kf_rt_cost_site *o = &R->sites[R->n_sites++];
+		const struct kf_cost_site_acc *s = &kf_cost.sites[i];
+		o->pc = s->pc;
+		o->op = s->op;
+		o->region = s->region;
+		o->index = s->region == KF_RT_SAN_GLOBAL ? s->index : -1;
+		o->requests = s->requests;
+		o->units = s->units;
+		o->bytes = s->bytes;
+	}
+	kf_cost.run = false;
+}
+
 static __attribute__((noinline)) void kf_san_slow(uintptr_t a, uint32_t n, uint32_t op, uintptr_t ret0,
 						  void *const *fp, struct kf_fiber *f)
 {
@@ -731,6 +1303,12 @@ static __attribute__((noinline)) void kf_san_slow(uintptr_t a, uint32_t n, uint3
 	ev.block = kf_san.block_linear;
 	ev.thread = f->linear;
 	ev.seq = kf_san.seq[f->linear];
+	if (kf_cost.run) { /* counting: memcheck only */
+		if (r->kind == KF_RT_SAN_GLOBAL || r->kind == KF_RT_SAN_SHARED ||
+		    r->kind == KF_RT_SAN_DSHARED)
+			kf_cost_record(f, &ev);
+		return;
+	}
 	kf_san_check(f, r, &ev, ret0, fp);
 }
 
@@ -878,6 +1456,7 @@ static void kf_san_release(void)
 	free(kf_san.pend);
 	free(kf_san.seq);
 	memset(&kf_san, 0, sizeof(kf_san));
+	kf_cost_free_tables();
 }
 
 /* ---- what the runtime tells the sanitizer ------------------------------------------------------ */
@@ -918,7 +1497,7 @@ static bool kf_san_launch_begin(dim3 grid, dim3 block, uint32_t smem)
 	for (int i = 0; i < kf_san.n_reg; i++)
 		if (kf_san.reg[i].kind == KF_RT_SAN_DSHARED)
 			kf_san.reg[i].dhi = kf_san.reg[i].dlo + smem;
-	return true;
+	return kf_cost_launch_begin(grid, block, smem);
 }
 
 static void kf_san_block_begin(struct kf_block *b, uint64_t block_linear)
@@ -930,6 +1509,7 @@ static void kf_san_block_begin(struct kf_block *b, uint64_t block_linear)
 	memset(kf_san.pend, 0, kf_san.nthreads * sizeof(*kf_san.pend));
 	memset(kf_san.seq, 0, kf_san.nthreads * sizeof(*kf_san.seq));
 	kf_san.pend_live = 0;
+	kf_cost_block_begin(kf_san.nthreads);
 }
 
 /* The end of a barrier interval or of the block: a pending uninitialised read is the finding now. */
@@ -946,6 +1526,7 @@ static void kf_san_barrier_done(void)
 {
 	kf_san_interval_end();
 	++kf_san.interval;
+	kf_cost_barrier();
 }
 
 static void kf_san_syncwarp_done(unsigned w, uint32_t grp)
@@ -1008,6 +1589,7 @@ static void kf_san_launch_end(void)
 {
 	if (!kf_san.stopped && kf_san.ub_live)
 		kf_san.finding = kf_san.ub;
+	kf_cost_launch_end();
 }
 
 #endif

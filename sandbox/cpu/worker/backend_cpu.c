@@ -26,6 +26,10 @@ static struct {
 	kf_san_configure_fn san_configure;
 	kf_san_take_fn san_take;
 	kf_san_host_write_fn san_host_write;
+	/* its cost counters (NULL: none, or of another ABI version) */
+	kf_cost_configure_fn cost_configure;
+	kf_cost_take_fn cost_take;
+	bool cost_on;
 	size_t n_kernels;
 	char names[CPU_MAX_KERNELS][128];
 	kf_rt_entry_fn entries[CPU_MAX_KERNELS];
@@ -230,6 +234,14 @@ static enum kf_status cpu_load(const uint8_t *image, size_t image_len, int fd, c
 			dlclose(so);
 			return KF_ERR_INVALID;
 		}
+		/* optional: a module of an older runtime has none (a cost step is then UNSUPPORTED) */
+		kf_cost_abi_version_fn cost_ver = (kf_cost_abi_version_fn)dlsym(so, "kf_cost_abi_version");
+		if (cost_ver && cost_ver() == KF_RT_COST_ABI_VERSION) {
+			cpu.cost_configure = (kf_cost_configure_fn)dlsym(so, "kf_cost_configure");
+			cpu.cost_take = (kf_cost_take_fn)dlsym(so, "kf_cost_take");
+			if (!cpu.cost_configure || !cpu.cost_take)
+				cpu.cost_configure = NULL, cpu.cost_take = NULL;
+		}
 	}
 	/* 128 KiB per fiber: a kernel's local arrays live on its fiber's stack (only touched pages are
 	 * backed); AddressSanitizer's redzones need more. */
@@ -388,6 +400,10 @@ static enum kf_status cpu_run(const struct kf_be_launch *launches, size_t n, boo
 				stats->san->launch = stats->launch_base + (uint32_t)i;
 			}
 		}
+		if (cpu.cost_on && stats && stats->cost) {
+			cpu.cost_take(&stats->cost[i]);
+			stats->n_cost = (uint32_t)i + 1;
+		}
 		if (rc != KF_RT_OK) {
 			snprintf(msg, msg_len, "%s in launch %zu (kernel '%s', line %d)", why, i + 1,
 				 l->kernel, l->line);
@@ -451,6 +467,35 @@ static void cpu_host_wrote(uint64_t dst, size_t n_bytes)
 		cpu.san_host_write(dst, n_bytes);
 }
 
+static enum kf_status cpu_cost_begin(const struct kf_rt_cost_config *c, char *msg, size_t msg_len)
+{
+	if (!cpu.so || cpu.test_entry || !cpu.cost_configure) {
+		snprintf(msg, msg_len,
+			 "the module has no cost counters (a cost step needs a module built instrumented by "
+			 "this version of kforge)");
+		return KF_ERR_UNSUPPORTED;
+	}
+	struct kf_rt_cost_config on = *c;
+	on.enable = 1;
+	int rc = cpu.cost_configure(&on);
+	if (rc != KF_RT_OK) {
+		snprintf(msg, msg_len, "the module refused the cost configuration (%s)",
+			 rc == KF_RT_NOMEM ? "out of memory for the L2 model" : "invalid");
+		return rc == KF_RT_NOMEM ? KF_ERR_NOMEM : KF_ERR_INVALID;
+	}
+	cpu.cost_on = true;
+	return KF_OK;
+}
+
+static void cpu_cost_end(void)
+{
+	if (cpu.cost_on && cpu.cost_configure) {
+		struct kf_rt_cost_config off = {.enable = 0};
+		cpu.cost_configure(&off);
+	}
+	cpu.cost_on = false;
+}
+
 static void cpu_shutdown(void)
 {
 	if (cpu.so) {
@@ -475,6 +520,8 @@ const struct kf_backend_ops kf_backend_cpu = {
     .begin_step = cpu_begin_step,
     .host_wrote = cpu_host_wrote,
     .flush_l2 = NULL,
+    .cost_begin = cpu_cost_begin,
+    .cost_end = cpu_cost_end,
     .shutdown = cpu_shutdown,
     .before_filter = cpu_before_filter,
 };
