@@ -422,6 +422,40 @@ static void test_cost_coalescing(void)
 	unload();
 }
 
+/* A float4 copy whose components the host compiler loads one by one is still one 16-byte access per
+ * lane on the GPU: 16 sectors per warp request, one request per warp and direction. The component
+ * sums (v.x + v.y ...) make clang split the loads. */
+static void test_cost_vector_access(void)
+{
+	NEED_SANITIZER();
+	if (!load_src("// kforge:launch k grid=(4) block=(128) args=(x, y)\n"
+		      "extern \"C\" __global__ void k(const float4 *x, float4 *y)\n"
+		      "{\n"
+		      "\tunsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		      "\tfloat4 v = x[i];\n"
+		      "\tfloat t = v.x + v.y + v.z + v.w;\n"
+		      "\ty[i] = make_float4(t, v.y, v.z, v.w);\n"
+		      "}\n",
+		      true))
+		return;
+	struct buf b[2];
+	float *x = buf_new(&b[0], 512 * 16, KF_ROLE_INPUT);
+	float *y = buf_new(&b[1], 512 * 16, KF_ROLE_OUTPUT);
+	void *args[] = {&x, &y};
+	struct kf_rt_san_finding f;
+	struct kf_rt_cost c;
+	CHECKF(run_cost("k", 4, 128, 0, args, b, 2, &cost_all, &c, &f) == KF_OK, "%s", msg);
+	CHECK_EQ_INT(c.gld_requests, 16);
+	CHECK_EQ_INT(c.gld_sectors, 16 * 16);
+	CHECK_EQ_INT(c.gld_bytes, 512 * 16);
+	CHECK_EQ_INT(c.gst_requests, 16);
+	CHECK_EQ_INT(c.gst_sectors, 16 * 16);
+	for (int i = 0; i < 512; i++)
+		CHECK(y[4 * i] == x[4 * i] + x[4 * i + 1] + x[4 * i + 2] + x[4 * i + 3]);
+	buf_free(b, 2);
+	unload();
+}
+
 /* A shared transpose: tile[tx][ty] of float[32][32] puts a warp's 32 lanes in one bank (32 wavefronts
  * per request); padded to [32][33] every access is one wavefront. Barriers: per warp reaching one. */
 static void test_cost_bank_conflicts(void)
@@ -823,7 +857,7 @@ static void test_proto_cost(void)
 	CHECKF(kf_proto_step_check(&stp, &s, &err) == KF_OK, "%s", err.msg);
 }
 
-KF_TEST_MAIN(TEST(test_oob_exact), TEST(test_race_shared), TEST(test_uninit_shared), TEST(test_shfl_note),
+KF_TEST_MAIN(TEST(test_cost_vector_access), TEST(test_oob_exact), TEST(test_race_shared), TEST(test_uninit_shared), TEST(test_shfl_note),
 	     TEST(test_shared_poison_plain), TEST(test_proto_finding), TEST(test_cost_coalescing),
 	     TEST(test_cost_bank_conflicts), TEST(test_cost_atomics_collectives), TEST(test_cost_divergence),
 	     TEST(test_cost_long_interval), TEST(test_cost_l2), TEST(test_cost_sampling),

@@ -715,6 +715,11 @@ static void kf_san_outside(struct kf_fiber *f, uintptr_t a, uint32_t n, uint32_t
 #define KF_COST_L2_MAX ((uint64_t)1 << 30)
 #define KF_COST_LANE_SECTORS 64u /* one lane's sectors deduplicated (a memcpy's beyond: counted as is) */
 
+/* A thread's last lane entry (instance + 1, lane; 0: none) and where its access ended. */
+struct kf_cost_last {
+	uint32_t inst, lane, epoch, pad;
+};
+
 struct kf_cost_lane {
 	uint64_t addr;
 	uint32_t size, pad;
@@ -761,6 +766,10 @@ static struct {
 	uint32_t *hot_n;
 	uint64_t touched; /* bit i: plan buffer i accessed */
 	uint32_t *edges;  /* per thread of the block: basic blocks in this barrier interval */
+	/* per thread of the block: its last lane entry (instance + 1, lane; 0: none) and where it ended, so
+	 * the next access that continues it is one vector access (kf_cost_record) */
+	struct kf_cost_last *last;
+	uint32_t epoch; /* bumped at every flush: the instances moved */
 	uint32_t n_edges;
 	/* block sampling */
 	bool sampled;
@@ -788,6 +797,8 @@ static void kf_cost_free_tables(void)
 	free(kf_cost.hot_addr);
 	free(kf_cost.hot_n);
 	free(kf_cost.edges);
+	free(kf_cost.last);
+	kf_cost.last = 0;
 	if (kf_cost.l2)
 		munmap(kf_cost.l2, kf_cost.l2_map_bytes);
 	memset(&kf_cost, 0, sizeof(kf_cost));
@@ -957,6 +968,7 @@ static void kf_cost_flush_one(const struct kf_cost_inst *I)
 	uint32_t nv = 0;
 	uint64_t bytes = 0, units = 0, extra = 0;
 	bool shared = I->region != KF_RT_SAN_GLOBAL;
+
 	unsigned shift = shared ? 2 : 5;
 	for (uint32_t i = 0; i < I->n; i++) {
 		uint64_t a = I->l[i].addr, sz = I->l[i].size ? I->l[i].size : 1;
@@ -1026,6 +1038,7 @@ static void kf_cost_flush(uint32_t n)
 {
 	if (!kf_cost.run)
 		return;
+	kf_cost.epoch++;
 	for (uint32_t i = 0; i < kf_cost.n_inst; i++)
 		kf_cost.inst_hash[kf_cost.inst[i].hslot] = 0;
 	for (uint32_t i = 0; i < n && i < kf_cost.n_inst; i++)
@@ -1052,6 +1065,25 @@ static void kf_cost_record(struct kf_fiber *f, const struct kf_rt_mem_event *ev)
 {
 	if (ev->region == KF_RT_SAN_GLOBAL && ev->index >= 0 && ev->index < 64)
 		kf_cost.touched |= 1ull << ev->index;
+	/* A vector access (float2, float4, int4 ...) that the host compiler split into its components is
+	 * one access on the GPU (LDG.64/.128): an access adjacent to this thread's previous one (same kind,
+	 * either side, at most 16 bytes together, starting at a multiple of the 4, 8 or 16 bytes they would
+	 * fill: float4 components load as 4 + 4 + 4 + 4 or 8 + 8) widens that lane instead of
+	 * opening an instruction of its own. */
+	struct kf_cost_last *L = kf_cost.last ? &kf_cost.last[ev->thread] : 0;
+	if (L && L->inst && L->epoch == kf_cost.epoch && L->inst <= kf_cost.n_inst) {
+		struct kf_cost_inst *P = &kf_cost.inst[L->inst - 1];
+		struct kf_cost_lane *ln = &P->l[L->lane];
+		uint64_t size = ln->size + ev->size;
+		bool after = ln->addr + ln->size == ev->addr, before = ev->addr + ev->size == ln->addr;
+		uint64_t lo = before ? ev->addr : ln->addr, span = size <= 4 ? 4 : size <= 8 ? 8 : 16;
+		if ((after || before) && P->op == ev->op && P->region == ev->region && P->index == ev->index &&
+		    size <= 16 && (lo & (span - 1)) == 0) {
+			ln->addr = lo;
+			ln->size = (uint32_t)size;
+			return;
+		}
+	}
 	uint32_t warp = ev->thread / 32;
 	uint64_t h = kf_cost_mix(ev->pc ^ ((uint64_t)ev->seq << 20) ^ ((uint64_t)warp << 52));
 	uint32_t s = (uint32_t)(h & (KF_COST_INST_HASH - 1));
@@ -1089,6 +1121,11 @@ static void kf_cost_record(struct kf_fiber *f, const struct kf_rt_mem_event *ev)
 	}
 	I->l[I->n].addr = ev->addr;
 	I->l[I->n].size = ev->size;
+	if (L && ev->op != KF_RT_SAN_ATOMIC) {
+		L->inst = (uint32_t)(I - kf_cost.inst) + 1;
+		L->lane = I->n;
+		L->epoch = kf_cost.epoch;
+	}
 	I->n++;
 	/* Past half the table, a lane that opens an instance lets the others catch up first (lockstep):
 	 * the lanes behind fill the open instances without yielding, so the oldest half is complete when
@@ -1153,6 +1190,8 @@ static bool kf_cost_launch_begin(dim3 grid, dim3 block, uint32_t smem)
 	uint32_t nt = block.x * block.y * block.z;
 	if (kf_cost.n_edges < nt) {
 		free(kf_cost.edges);
+		free(kf_cost.last);
+		kf_cost.last = (struct kf_cost_last *)calloc(nt, sizeof(*kf_cost.last));
 		kf_cost.edges = (uint32_t *)calloc(nt, sizeof(uint32_t));
 		kf_cost.n_edges = kf_cost.edges ? nt : 0;
 		if (!kf_cost.edges)
@@ -1207,6 +1246,13 @@ static bool kf_cost_next_block(uint64_t *i)
 		uint32_t k = ++kf_cost.chunk;
 		if (k >= kf_cost.n_chunks)
 			return false;
+		if (kf_cost.left) {
+			/* the sample jumps over blocks: the next chunk starts with a cold L2 (its dirty
+			 * sectors written back), so what one chunk reuses never depends on where another
+			 * one happened to land (the A/A run draws other positions) */
+			kf_cost.res.l2_writebacks += kf_cost.l2_dirty;
+			kf_cost_l2_reset();
+		}
 		kf_cost.pos = kf_cost.start[k];
 		kf_cost.left = k + 1 < kf_cost.n_chunks
 				   ? kf_cost.start[k + 1] - kf_cost.start[k]
