@@ -61,8 +61,9 @@ struct run {
 
 /* The instrumented run of kf at shape: counts into mk. */
 static enum kf_status run_kernel(const struct kf_task *t, const struct kf_kfile *kf, const char *what,
-				 const struct kf_shape *shape, const struct kf_model_opts *o, uint64_t sample_seed,
-				 struct kf_model_kernel *mk, struct run *keep, struct kf_err *err)
+				 const struct kf_shape *shape, const struct kf_model_opts *o,
+				 uint64_t sample_seed, struct kf_model_kernel *mk, struct run *keep,
+				 struct kf_err *err)
 {
 	struct kf_compile_opts co = {.backend = KF_BACKEND_CPU, .arch = o->target->arch, .instrument = true};
 	struct kf_session *s = NULL;
@@ -213,7 +214,8 @@ static void notes_for(const struct kf_kfile *kf, const struct run *run, struct k
 			f.kind = KF_RT_SAN_OOB;
 			f.region = KF_RT_SAN_NOWHERE;
 			f.cur.pc[0] = si->pc;
-			if (!kf_cpu_san_locate(run->mod, kf->path ? kf->path : "kernel.cu", &f, &w, &e) && w.line > 0)
+			if (!kf_cpu_san_locate(run->mod, kf->path ? kf->path : "kernel.cu", &f, &w, &e) &&
+			    w.line > 0)
 				snprintf(where, sizeof(where), " (line %d)", w.line);
 			const char *what = si->op == KF_RT_SAN_STORE    ? "stores"
 					   : si->op == KF_RT_SAN_ATOMIC ? "atomics"
@@ -223,15 +225,17 @@ static void notes_for(const struct kf_kfile *kf, const struct run *run, struct k
 				const char *buf = si->index >= 0 && (size_t)si->index < run->plan->n_buffers
 						      ? run->plan->buffers[si->index].name
 						      : "?";
-				n = snprintf(o + used, cap - used,
-					     "%s%s of `%s`%s use %.1f sectors per request where %.0f would do: "
-					     "uncoalesced.",
-					     used ? " " : "", what, buf, where, per, ideal);
+				n = snprintf(
+				    o + used, cap - used,
+				    "%s%s of `%s`%s use %.1f sectors per request where %.0f would do: "
+				    "uncoalesced.",
+				    used ? " " : "", what, buf, where, per, ideal);
 			} else {
-				n = snprintf(o + used, cap - used,
-					     "%sshared-memory %s%s take %.1f wavefronts per request: a %.0f-way bank "
-					     "conflict.",
-					     used ? " " : "", what, where, per, per);
+				n = snprintf(
+				    o + used, cap - used,
+				    "%sshared-memory %s%s take %.1f wavefronts per request: a %.0f-way bank "
+				    "conflict.",
+				    used ? " " : "", what, where, per, per);
 			}
 			if (n < 0 || (size_t)n >= cap - used)
 				return;
@@ -278,13 +282,15 @@ static void make_text(struct kf_model_result *m)
 	for (size_t i = 1; i < m->cand.pred.n; i++)
 		if (m->cand.pred.launches[i].total_ns > p->total_ns)
 			p = &m->cand.pred.launches[i];
-	snprintf(m->text, sizeof(m->text),
-		 "model time (cost model v%d for %s: predicted, not measured) %s; reference %s; predicted "
-		 "speedup %.2fx (%s: A/A %.3fx, band %.0f%%); bound by %s; occupancy %.0f%%; %.1f sectors per "
-		 "global load%s%s",
-		 m->version, m->target->name, tc, tr, m->speedup, m->significant ? "significant" : "not significant",
-		 m->aa, 100 * m->band, kf_cost_limit_name(m->cand.pred.bind), 100 * p->occupancy, p->sectors_per_load,
-		 m->cand.notes[0] ? "\n" : "", m->cand.notes);
+	snprintf(
+	    m->text, sizeof(m->text),
+	    "model time (cost model v%d for %s: predicted, not measured) %s; reference %s; predicted "
+	    "speedup %.2fx (%s: A/A %.3fx, band %.0f%%); bound by %s; occupancy %.0f%%; %.1f sectors per "
+	    "global load%s%s",
+	    m->version, m->target->name, tc, tr, m->speedup,
+	    m->significant ? "significant" : "not significant", m->aa, 100 * m->band,
+	    kf_cost_limit_name(m->cand.pred.bind), 100 * p->occupancy, p->sectors_per_load,
+	    m->cand.notes[0] ? "\n" : "", m->cand.notes);
 }
 
 enum kf_status kf_model_run(const struct kf_task *t, const struct kf_kfile *k, const struct kf_model_opts *o,
@@ -330,8 +336,8 @@ enum kf_status kf_model_run(const struct kf_task *t, const struct kf_kfile *k, c
 	struct run ra = {0};
 	struct kf_model_opts o2 = oo;
 	o2.seed = kf_mix64(oo.seed ^ 0xa1a1);
-	st = run_kernel(t, ref, "reference (A/A)", shape, &o2, kf_mix64(sample_seed ^ 0xa1a1), &m->ref_aa, &ra,
-			err);
+	st = run_kernel(t, ref, "reference (A/A)", shape, &o2, kf_mix64(sample_seed ^ 0xa1a1), &m->ref_aa,
+			&ra, err);
 	kf_compiled_free(ra.mod);
 	kf_plan_free(ra.plan);
 	if (st)

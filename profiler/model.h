@@ -11,8 +11,8 @@
 #include "profiler/timing.h"
 #include "task.h"
 
-#define KF_MODEL_DEFAULT_BUDGET ((uint64_t)4 << 20) /* accesses per launch before blocks are sampled */
-#define KF_MODEL_BAND_FLOOR 0.05 /* no predicted win under 5% counts */
+#define KF_MODEL_DEFAULT_BUDGET ((uint64_t)4 << 20)   /* accesses per launch before blocks are sampled */
+#define KF_MODEL_BAND_FLOOR 0.05                      /* no predicted win under 5% counts */
 #define KF_MODEL_MAX_TENSOR_BYTES ((uint64_t)3 << 30) /* the timing shape's tensors, in all, at most */
 
 struct kf_model_opts {
@@ -30,7 +30,7 @@ void kf_model_opts_init(struct kf_model_opts *o);
 /* One kernel file's prediction. */
 struct kf_model_kernel {
 	struct kf_cost_pred pred;
-	size_t n;                             /* launches of its plan */
+	size_t n;                                       /* launches of its plan */
 	struct kf_rt_cost counts[KF_COST_MAX_LAUNCHES]; /* the instrumented run's, per launch */
 	struct kf_launch_res res[KF_COST_MAX_LAUNCHES]; /* the compile's, per launch */
 	bool has_res;                                   /* the NVRTC compile gave resources */
@@ -39,8 +39,8 @@ struct kf_model_kernel {
 };
 
 struct kf_model_result {
-	char clock[8];                       /* "model" */
-	int version;                         /* KF_COST_MODEL_VERSION */
+	char clock[8]; /* "model" */
+	int version;   /* KF_COST_MODEL_VERSION */
 	const struct kf_cost_target *target;
 	struct kf_shape shape;
 	bool is_timing_shape; /* false: the largest public shape (no timing shape, or one too large) */
@@ -51,8 +51,9 @@ struct kf_model_result {
 	 * |aa - 1|) (a model's error is larger than its sampling noise: the floor is the model's). */
 	double aa, band;
 	bool significant;
-	double ms;      /* the whole pass */
-	char text[1024]; /* the compact form for a prompt: predicted times, speedup, the binding limit, notes */
+	double ms;       /* the whole pass */
+	char text[1024]; /* the compact form for a prompt: predicted times, speedup, the binding limit, notes
+			  */
 };
 
 /* Predicts candidate k (bound to t) and t's reference. KF_ERR_UNAVAILABLE when this machine cannot make

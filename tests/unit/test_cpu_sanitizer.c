@@ -857,8 +857,9 @@ static void test_proto_cost(void)
 	CHECKF(kf_proto_step_check(&stp, &s, &err) == KF_OK, "%s", err.msg);
 }
 
-KF_TEST_MAIN(TEST(test_cost_vector_access), TEST(test_oob_exact), TEST(test_race_shared), TEST(test_uninit_shared), TEST(test_shfl_note),
-	     TEST(test_shared_poison_plain), TEST(test_proto_finding), TEST(test_cost_coalescing),
-	     TEST(test_cost_bank_conflicts), TEST(test_cost_atomics_collectives), TEST(test_cost_divergence),
-	     TEST(test_cost_long_interval), TEST(test_cost_l2), TEST(test_cost_sampling),
-	     TEST(test_cost_memcheck), TEST(test_cost_overhead), TEST(test_proto_cost))
+KF_TEST_MAIN(TEST(test_cost_vector_access), TEST(test_oob_exact), TEST(test_race_shared),
+	     TEST(test_uninit_shared), TEST(test_shfl_note), TEST(test_shared_poison_plain),
+	     TEST(test_proto_finding), TEST(test_cost_coalescing), TEST(test_cost_bank_conflicts),
+	     TEST(test_cost_atomics_collectives), TEST(test_cost_divergence), TEST(test_cost_long_interval),
+	     TEST(test_cost_l2), TEST(test_cost_sampling), TEST(test_cost_memcheck), TEST(test_cost_overhead),
+	     TEST(test_proto_cost))

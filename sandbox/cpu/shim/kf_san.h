@@ -1077,8 +1077,8 @@ static void kf_cost_record(struct kf_fiber *f, const struct kf_rt_mem_event *ev)
 		uint64_t size = ln->size + ev->size;
 		bool after = ln->addr + ln->size == ev->addr, before = ev->addr + ev->size == ln->addr;
 		uint64_t lo = before ? ev->addr : ln->addr, span = size <= 4 ? 4 : size <= 8 ? 8 : 16;
-		if ((after || before) && P->op == ev->op && P->region == ev->region && P->index == ev->index &&
-		    size <= 16 && (lo & (span - 1)) == 0) {
+		if ((after || before) && P->op == ev->op && P->region == ev->region &&
+		    P->index == ev->index && size <= 16 && (lo & (span - 1)) == 0) {
 			ln->addr = lo;
 			ln->size = (uint32_t)size;
 			return;
