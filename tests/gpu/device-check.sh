@@ -7,10 +7,11 @@
 # CUPTI against CUDA events on the same kernel; hardware counters through the range profiler
 # (kforge-worker --metrics-selftest); kforge regress (a 10% slowdown fails, noise never does);
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) against the cpu sanitizer's verdicts; the
-# cost model's rank correlation (a skip while there is none); the library baselines (cuBLAS, cuBLASLt,
-# cuDNN verified on the GPU, cuBLAS timed against the matmul references).
-# Writes device-check.json (the summary), device-check.log, aa.json (every A/A run's numbers) and
-# sanitizer.log to OUTDIR; exits 0 when all held, 1 on any mismatch, 3 when kforge cannot be built or run
+# cost model's predictions (made on the build machine) against profiled GPU times: Spearman's rank
+# correlation and the direction of each tests/data/costmodel pair; the library baselines (cuBLAS,
+# cuBLASLt, cuDNN verified on the GPU, cuBLAS timed against the matmul references).
+# Writes device-check.json (the summary), device-check.log, aa.json (every A/A run's numbers),
+# costmodel.json and sanitizer.log to OUTDIR; exits 0 when all held, 1 on any mismatch, 3 when kforge cannot be built or run
 # there, 4 when there is no usable GPU. A step that fails is recorded and the next one runs. No new check
 # starts after DEVICE_CHECK_BUDGET_S (300 s), the library baselines after that plus
 # DEVICE_CHECK_BASELINES_S (120 s).
@@ -23,6 +24,18 @@
 #                                           on the build machine: the cpu backend's verdict on every kernel
 #                                           the run compares (TASK KERNEL STATUS lines), to carry, so the GPU
 #                                           machine needs no host compiler or clang sanitizer for them
+#   tests/gpu/device-check.sh --model-predictions FILE
+#                                           on the build machine: the cost model's prediction (h200) for
+#                                           every kernel the costmodel step times (TASK KERNEL PREDICTED_NS
+#                                           BOUND VERSION TARGET DIMS NOTE, tab-separated; NA and why when
+#                                           none), to carry: the model needs clang-14's instrumented build.
+#                                           DEVICE_CHECK_MODEL_TASKS (folder patterns) keeps some tasks,
+#                                           DEVICE_CHECK_JOBS (nproc) at a time, 120 s each
+#                                           (DEVICE_CHECK_MODEL_KERNEL_S)
+#
+# What to carry to the GPU machine: build/device-bundle (--bundle), build/device-check-cpu.txt
+# (--cpu-verdicts; DEVICE_CHECK_CPU_VERDICTS) and build/device-check-model.txt (--model-predictions;
+# DEVICE_CHECK_MODEL_PREDICTIONS): all three are git-ignored, so name them in the run's carry list.
 #
 # Binaries, first found: $KFORGE_BUNDLE (a --bundle folder), build/device-bundle, $KFORGE_BUILD (default
 # build/, when all their libraries resolve), else `make` there (needs the -dev packages). --bundle copies
@@ -81,6 +94,89 @@ if [ "${1:-}" = "--cpu-verdicts" ]; then
 	export -f cpu_one
 	list_pairs | xargs -P "$(nproc)" -L 1 bash -c 'cpu_one "$0" "$1"' >"$file.tmp" && mv "$file.tmp" "$file"
 	awk '{print $3}' "$file" | sort | uniq -c
+	exit 0
+fi
+
+# ---- model-predictions mode (runs here, without a GPU: the cost model needs clang-14) ----------------
+# list_model_kernels: "TASK KERNEL" for every kernel the costmodel step compares: each tests/data/costmodel
+# pair (fast.cu, then reference.cu: the step measures both sides of a pair in fast.cu's profile), then the
+# references of tasks/examples, l1, l2, l3. DEVICE_CHECK_MODEL_TASKS (patterns on the task's folder, e.g.
+# "tests/data/costmodel/*") keeps only some tasks.
+model_task_wanted() {
+	local p ps
+	[ -z "${DEVICE_CHECK_MODEL_TASKS:-}" ] && return 0
+	read -r -a ps <<<"$DEVICE_CHECK_MODEL_TASKS" # words, not expanded: the patterns are matched below
+	for p in "${ps[@]}"; do
+		p=${p%/}
+		# shellcheck disable=SC2053
+		[[ "$1" == $p || "$1/task.json" == $p || "$1" == $p/* ]] && return 0
+	done
+	return 1
+}
+list_model_kernels() {
+	local t d
+	for t in tests/data/costmodel/*/task.json; do
+		d=$(dirname "$t")
+		[ -f "$d/reference.cu" ] && [ -f "$d/fast.cu" ] && model_task_wanted "$d" || continue
+		echo "$t $d/fast.cu"
+		echo "$t $d/reference.cu"
+	done
+	for t in tasks/examples/*/task.json tasks/l1/*/task.json tasks/l2/*/task.json tasks/l3/*/task.json; do
+		d=$(dirname "$t")
+		[ -f "$d/reference.cu" ] && model_task_wanted "$d" || continue
+		echo "$t $d/reference.cu"
+	done
+}
+# model_one TASK KERNEL N -> "N<TAB>TASK<TAB>KERNEL<TAB>PREDICTED_NS<TAB>BOUND<TAB>VERSION<TAB>TARGET<TAB>DIMS<TAB>NOTE"
+# (PREDICTED_NS NA and the reason in NOTE when there is no prediction)
+model_one() {
+	local f rc
+	f=$(mktemp "${TMPDIR:-/tmp}/kforge-model.XXXXXX")
+	timeout "${DEVICE_CHECK_MODEL_KERNEL_S:-120}" "$K" profile "$1" "$2" --backend cpu --json --target "${DEVICE_CHECK_MODEL_TARGET:-h200}" >"$f" 2>"$f.err"
+	rc=$?
+	python3 - "$1" "$2" "$3" "$rc" "$f" "$f.err" <<'PY'
+import json, sys
+task, kernel, n, rc, f, ferr = sys.argv[1:7]
+clean = lambda x: str(x).replace("\t", " ").replace("\n", " ")
+def out(*cols):
+    print("\t".join([n, task, kernel] + [clean(c) for c in cols]))
+try:
+    d = json.load(open(f))
+except Exception:
+    err = [l for l in open(ferr, errors="replace").read().splitlines() if l.strip()]
+    why = "timed out" if rc in ("124", "137") else (err[-1][:300] if err else "no JSON")
+    out("NA", "-", "-", "-", "-", "kforge profile exit %s: %s" % (rc, why))
+    sys.exit(0)
+m = d.get("model") or {}
+if m.get("clock") != "model" or "candidate" not in m:
+    out("NA", "-", "-", "-", "-", "no prediction (status %s, exit %s): %s" %
+        (d.get("status"), rc, m.get("why", "no model object")[:300]))
+else:
+    out("%.1f" % m["candidate"]["predicted_ns"], m["candidate"]["bound"], m["version"], m["target"],
+        json.dumps(m["dims"], separators=(",", ":"), sort_keys=True),
+        "status %s; %s shape" % (d.get("status"), "timing" if m.get("is_timing_shape") else "largest public"))
+PY
+	rm -f "$f" "$f.err"
+}
+if [ "${1:-}" = "--model-predictions" ]; then
+	file=${2:?usage: device-check.sh --model-predictions FILE}
+	K=$(cd "${KFORGE_BUILD:-build}" && pwd)/kforge
+	[ -x "$K" ] || { echo "device-check: build first" >&2; exit 3; }
+	export K KFORGE_WORKER=${KFORGE_WORKER:-$(dirname "$K")/kforge-worker} DEVICE_CHECK_MODEL_KERNEL_S DEVICE_CHECK_MODEL_TARGET
+	export -f model_one
+	t0=$(date +%s)
+	list_model_kernels | awk '{print $0, NR}' >"$file.list"
+	{
+		printf '# kforge cost-model predictions (tests/gpu/device-check.sh --model-predictions), %s, commit %s\n' \
+			"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+		printf '# task\tkernel\tpredicted_ns\tbound\tmodel_version\ttarget\tdims\tnote\n'
+		xargs -P "${DEVICE_CHECK_JOBS:-$(nproc)}" -L 1 bash -c 'model_one "$0" "$1" "$2"' <"$file.list" | sort -n -k1,1 | cut -f2-
+	} >"$file.tmp" && mv "$file.tmp" "$file"
+	rm -f "$file.list"
+	n=$(grep -vc '^#' "$file")
+	na=$(awk -F'\t' '!/^#/ && $3 == "NA"' "$file" | wc -l)
+	echo "device-check: $n kernels, $((n - na)) predicted, $na without a prediction, in $(($(date +%s) - t0)) s -> $file"
+	awk -F'\t' '!/^#/ && $3 == "NA" {print "  NA " $2 ": " $8}' "$file"
 	exit 0
 fi
 
@@ -674,12 +770,213 @@ done
 fi
 
 if want costmodel; then
-# 10. the cost model's predicted against measured times (Spearman over the suite): this build has no
-#     cost model yet (issue 20), so there is nothing to correlate.
-if "$K" profile --help 2>&1 | grep -q -- '--clock model'; then
-	record cost-model-spearman fail "a cost model exists but this script does not correlate it yet"
+# 10. the cost model's predictions against measured times. The predictions come from the build machine
+#     (DEVICE_CHECK_MODEL_PREDICTIONS, default build/device-check-model.txt: `--model-predictions FILE`
+#     there, the model needs clang-14's instrumented build): each kernel's model.candidate.predicted_ns on
+#     an h200 at the task's timing shape. Here each kernel with a prediction is profiled on the GPU, one
+#     at a time (timings must not overlap), within DEVICE_CHECK_COSTMODEL_S (180 s) of its own, each
+#     profile DEVICE_CHECK_COSTMODEL_KERNEL_S (120 s) at most; the measured time is the candidate's median
+#     at the shape whose dims are the prediction's (profile.shapes[].candidate.median_ns). A pair's
+#     reference.cu is measured as the reference side of fast.cu's profile (same run, interleaved), so it
+#     costs no profile of its own. Spearman's rank correlation over the kernels with both numbers, and per
+#     tests/data/costmodel pair whether the measured direction (fast.cu faster) is the predicted one:
+#     costmodel.json in OUTDIR. A low correlation is a measurement, not a failure.
+model_file=${DEVICE_CHECK_MODEL_PREDICTIONS:-build/device-check-model.txt}
+if [ ! -f "$model_file" ]; then
+	record cost-model-spearman skip "no predictions: $model_file is absent (make it on the build machine with tests/gpu/device-check.sh --model-predictions $model_file and carry it)"
 else
-	record cost-model-spearman skip "no cost model in this build (the 'model' clock is not implemented)"
+	cm_budget=${DEVICE_CHECK_COSTMODEL_S:-180}
+	cm_kernel_s=${DEVICE_CHECK_COSTMODEL_KERNEL_S:-120}
+	t_cm=$(date +%s)
+	mkdir -p "$tmp/cm"
+	: >"$tmp/cm/measured.tsv"
+	: >"$tmp/cm/late.tsv"
+	say "device-check: costmodel: predictions from $model_file ($(grep -vc '^#' "$model_file") kernels: $(head -n 1 "$model_file" | sed 's/^# //'))"
+	cm_note=""
+	if [ "$G" != cuda ]; then
+		cm_note="dry run on the $G backend: the 'measured' times are CPU times of the fiber runtime at its largest public shape, not GPU times at the predicted shape; this proves the plumbing only"
+		say "device-check: costmodel: $cm_note"
+	fi
+	cm_extra=()
+	[ "$G" != cuda ] && cm_extra=(--fitness cpu) # the dry run needs the CPU times only
+	i=0
+	while IFS=$'\t' read -r task kernel pred _ _ _ dims _; do
+		case "$task" in '' | '#'*) continue ;; esac
+		[ "$pred" = NA ] && continue
+		i=$((i + 1))
+		# measured already: the reference side of its pair's fast.cu profile
+		awk -F'\t' -v t="$task" -v k="$kernel" '$1 == t && $2 == k && $3 != "NA" {f = 1} END {exit !f}' "$tmp/cm/measured.tsv" && continue
+		left=$((t_cm + cm_budget - $(date +%s)))
+		if [ "$left" -lt 10 ]; then
+			printf '%s\t%s\n' "$task" "$kernel" >>"$tmp/cm/late.tsv"
+			continue
+		fi
+		lim=$((left < cm_kernel_s ? left : cm_kernel_s))
+		pj=$tmp/cm/p.$i.json
+		t0=$(date +%s)
+		timeout "$lim" "$K" profile "$task" "$kernel" --backend "$G" --json "${cm_extra[@]}" >"$pj" 2>"$pj.err" </dev/null
+		rc=$?
+		{ echo "== costmodel: profile --backend $G $task $kernel -> exit $rc ($(($(date +%s) - t0)) s)"; head -c 4000 "$pj"; echo; head -c 2000 "$pj.err"; } >>"$log"
+		# -> measured.tsv: TASK KERNEL MEDIAN_NS|NA MEASURED_IN DIMS_MATCH DIMS SOURCE SPEEDUP NOTE
+		python3 - "$task" "$kernel" "$dims" "$rc" "$pj" "$lim" <<'PY' >>"$tmp/cm/measured.tsv" 2>>"$log"
+import json, os, sys
+task, kernel, dims, rc, f, lim = sys.argv[1:7]
+clean = lambda x: str(x).replace("\t", " ").replace("\n", " ")
+out = lambda *c: print("\t".join(clean(x) for x in c))
+norm = lambda d: {k: int(v) if float(v).is_integer() else v for k, v in d.items()}
+try:
+    d = json.load(open(f))
+    shapes = d["profile"]["shapes"]
+except Exception:
+    err = [l for l in open(f + ".err", errors="replace").read().splitlines() if l.strip()]
+    why = "timed out after %s s" % lim if rc in ("124", "137") else (err[-1][:200] if err else "no JSON")
+    out(task, kernel, "NA", kernel, "-", "-", "-", "-", "profile exit %s: %s" % (rc, why))
+    sys.exit(0)
+if d.get("status") != "pass" or not shapes:
+    out(task, kernel, "NA", kernel, "-", "-", "-", "-", "status %s (exit %s), %d shapes" % (d.get("status"), rc, len(shapes)))
+    sys.exit(0)
+want = norm(json.loads(dims)) if dims.startswith("{") else None
+pick = next((s for s in shapes if want is not None and norm(s["dims"]) == want), None)
+match = pick is not None
+if pick is None:
+    pick = next((s for s in shapes if s.get("shape_kind") == "timing"), shapes[0])
+sd = json.dumps(norm(pick["dims"]), separators=(",", ":"), sort_keys=True)
+c, r, sp = pick["candidate"], pick["reference"], pick["speedup"]
+clock = d["profile"].get("clock", "?")
+out(task, kernel, c["median_ns"], kernel, int(match), sd, "%s/%s" % (clock, c.get("timing_source", "?")),
+    "%.4f,%.4f,%.4f,%.4f" % (sp["point"], sp["lo"], sp["hi"], sp.get("noise_band", 0)), "status pass")
+ref = os.path.join(os.path.dirname(task), "reference.cu")
+if os.path.normpath(kernel) != os.path.normpath(ref):
+    # the same run timed the task's reference, interleaved with the candidate
+    out(task, ref, r["median_ns"], kernel, int(match), sd, "%s/%s" % (clock, r.get("timing_source", "?")), "-",
+        "the reference side of %s's profile" % os.path.basename(kernel))
+PY
+	done <"$model_file"
+	cm_s=$(($(date +%s) - t_cm))
+	cm_res=$(python3 - "$model_file" "$tmp/cm/measured.tsv" "$tmp/cm/late.tsv" "$outdir/costmodel.json" "$G" "$cm_s" "$cm_budget" "$cm_note" <<'PY' 2>>"$log"
+import json, math, os, sys
+pred_f, meas_f, late_f, out, backend, secs, budget, note = sys.argv[1:9]
+def rows_of(f):
+    return [l.rstrip("\n").split("\t") for l in open(f, encoding="utf-8", errors="replace") if l.strip() and not l.startswith("#")]
+preds = rows_of(pred_f)
+meas = {}
+for m in rows_of(meas_f):
+    key = (m[0], m[1])
+    if key not in meas or meas[key][2] == "NA":
+        meas[key] = m
+late = {(l[0], l[1]) for l in rows_of(late_f)}
+num = lambda x: None if x in ("NA", "-", "") else float(x)
+rows = []
+for p in preds:
+    p += [""] * (8 - len(p))
+    task, kernel, pns, bound, ver, target, dims, pnote = p[:8]
+    m = meas.get((task, kernel))
+    row = {"task": task, "kernel": kernel, "predicted_ns": num(pns), "bound": bound, "model_version": ver,
+           "target": target, "predicted_dims": json.loads(dims) if dims.startswith("{") else None,
+           "measured_ns": None}
+    if row["predicted_ns"] is None:
+        row["status"] = "no prediction"
+        row["note"] = pnote
+    elif m and m[2] != "NA":
+        row.update(status="measured", measured_ns=float(m[2]), measured_in=m[3], dims_match=m[4] == "1",
+                   measured_dims=json.loads(m[5]), clock=m[6], note=m[8])
+        if m[7] != "-":
+            pt, lo, hi, band = (float(x) for x in m[7].split(","))
+            # decided: the 95% CI clears the noise band on one side (kforge's significance rule, both ways)
+            row["speedup_vs_reference"] = {"point": pt, "lo": lo, "hi": hi, "noise_band": band,
+                                           "decided": lo > 1 + band or hi < 1 - band}
+    elif (task, kernel) in late:
+        row["status"] = "out of time"
+    else:
+        row["status"] = "failed"
+        row["note"] = m[8] if m else "not profiled"
+    rows.append(row)
+
+def ranks(xs):  # average ranks (1-based) for ties
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+def pearson(a, b):
+    n = len(a)
+    ma, mb = sum(a) / n, sum(b) / n
+    sa = math.sqrt(sum((x - ma) ** 2 for x in a))
+    sb = math.sqrt(sum((y - mb) ** 2 for y in b))
+    if sa == 0 or sb == 0:
+        return None
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / (sa * sb)
+
+both = [r for r in rows if r["status"] == "measured"]
+n = len(both)
+rho = pearson(ranks([r["predicted_ns"] for r in both]), ranks([r["measured_ns"] for r in both])) if n >= 2 else None
+ratios = sorted(r["measured_ns"] / r["predicted_ns"] for r in both if r["predicted_ns"] > 0)
+pairs = []
+by = {(r["task"], os.path.basename(r["kernel"])): r for r in rows}
+for task in dict.fromkeys(r["task"] for r in rows):
+    f, s = by.get((task, "fast.cu")), by.get((task, "reference.cu"))
+    if not f or not s:
+        continue
+    pr = {"task": task, "predicted_fast_ns": f["predicted_ns"], "predicted_reference_ns": s["predicted_ns"],
+          "measured_fast_ns": f["measured_ns"], "measured_reference_ns": s["measured_ns"]}
+    if f["predicted_ns"] and s["predicted_ns"]:
+        pr["predicted_speedup"] = s["predicted_ns"] / f["predicted_ns"]
+    if f["measured_ns"] and s["measured_ns"]:
+        pr["measured_speedup"] = s["measured_ns"] / f["measured_ns"]
+        pr["measured_in_one_run"] = s.get("measured_in") == f["kernel"]
+        if "speedup_vs_reference" in f and pr["measured_in_one_run"]:
+            pr["measured_speedup_ci"] = f["speedup_vs_reference"]
+            pr["measured_decided"] = f["speedup_vs_reference"]["decided"]
+    if "predicted_speedup" in pr and "measured_speedup" in pr:
+        pr["predicted_direction"] = "fast faster" if pr["predicted_speedup"] > 1 else "fast not faster"
+        pr["measured_direction"] = "fast faster" if pr["measured_speedup"] > 1 else "fast not faster"
+        pr["agree"] = pr["predicted_direction"] == pr["measured_direction"]
+    else:
+        pr["agree"] = None
+    pairs.append(pr)
+agreed = [p for p in pairs if p["agree"] is not None]
+doc = {"format": "kforge-device-costmodel/1", "backend": backend, "dry_run": backend != "cuda",
+       "note": note or None, "predictions": os.path.abspath(pred_f),
+       "predictions_header": open(pred_f, errors="replace").readline().strip("# \n"),
+       "n": n, "spearman": rho, "median_measured_over_predicted": ratios[len(ratios) // 2] if ratios else None,
+       "dims_mismatched": sum(1 for r in both if not r["dims_match"]),
+       "kernels": len(rows), "predicted": sum(1 for r in rows if r["predicted_ns"] is not None),
+       "failed": sum(1 for r in rows if r["status"] == "failed"),
+       "out_of_time": sum(1 for r in rows if r["status"] == "out of time"),
+       "pairs_agreeing": sum(1 for p in agreed if p["agree"]), "pairs_compared": len(agreed),
+       "seconds": int(secs), "budget_s": int(budget), "rows": rows, "pairs": pairs}
+json.dump(doc, open(out, "w"), indent=1)
+st = "pass" if n >= 5 else ("skip" if doc["out_of_time"] and not doc["failed"] else "fail")
+msg = "Spearman %s over n=%d kernels (predicted on %s, model v%s; measured on %s)" % (
+    "%.3f" % rho if rho is not None else "undefined", n, rows[0]["target"] if rows else "?",
+    rows[0]["model_version"] if rows else "?", backend)
+if doc["median_measured_over_predicted"]:
+    msg += "; median measured/predicted %.3g" % doc["median_measured_over_predicted"]
+msg += "; pairs in the predicted direction: %d of %d (%s)" % (doc["pairs_agreeing"], len(agreed), ", ".join(
+    "%s %s%s" % (os.path.basename(os.path.dirname(p["task"])), "yes" if p["agree"] else "NO",
+                 " (within the noise)" if p.get("measured_decided") is False else "") for p in agreed))
+msg += "; %d failed, %d out of time, %d s of %d" % (doc["failed"], doc["out_of_time"], int(secs), int(budget))
+if doc["dims_mismatched"]:
+    msg += "; %d measured at other dims than predicted" % doc["dims_mismatched"]
+if n < 5:
+    msg = "fewer than 5 kernels measured: " + msg
+if note:
+    msg = note + ": " + msg
+print(st + "\t" + msg)
+PY
+)
+	if [ -n "$cm_res" ]; then
+		record cost-model-spearman "${cm_res%%$'\t'*}" "${cm_res#*$'\t'}"
+	else
+		record cost-model-spearman fail "the correlation script failed (see $log)"
+	fi
 fi
 fi
 
