@@ -343,7 +343,11 @@ static void run_eval_opts(const struct opt *z, struct kf_eval_opts *eo)
 		eo->rule = (struct kf_stop_rule){5, 1e7, 0.02, 30, 1.5e9};
 	eo->baselines_once = z->base_once;
 	eo->model = !strcmp(z->clock, "model");
-	eo->model_target = z->o->model_target;
+	/* the target the run's arch names ("model-v1-h200": a resumed run keeps its own) */
+	const char *dash = strrchr(z->arch, '-');
+	eo->model_target = eo->model && dash ? kf_cost_target_find(dash + 1) : NULL;
+	if (eo->model && !eo->model_target)
+		eo->model_target = z->o->model_target;
 }
 
 /* ---- evaluation (worker thread: a worker session is ended by the thread that started it) ---------- */
@@ -1140,6 +1144,38 @@ static int run_cb(void *ctx, const struct kf_kb_run *r)
 
 /* The search parameters a run recorded in its configuration ("search"), over *p; none recorded: *p as
  * it is. */
+/* The clock a run ranked by (its configuration's "clock" and "fitness_arch"; a run recorded before the
+ * model clock existed ranked by its backend's clock): a resume goes on with it, or refuses when this
+ * machine cannot (a model-clock run without the instrumented build). */
+static enum kf_status recorded_clock(struct opt *z, int64_t run, const char *config, struct kf_err *err)
+{
+	cJSON *j = config ? cJSON_Parse(config) : NULL;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "clock");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "fitness_arch");
+	const char *clock = cJSON_IsString(c) ? c->valuestring : NULL;
+	const char *arch = cJSON_IsString(a) ? a->valuestring : NULL;
+	enum kf_status st = KF_OK;
+	if (z->o->backend == KF_BACKEND_CPU) {
+		if (!clock || strcmp(clock, "model")) {
+			snprintf(z->clock, sizeof(z->clock), "cpu");
+			snprintf(z->arch, sizeof(z->arch), "cpu");
+		} else if (kf_cpu_sanitizer_unavailable()) {
+			st = kf_err_set(
+			    err, KF_ERR_UNAVAILABLE,
+			    "run %lld ranks by the cost model's clock, which needs the instrumented build: "
+			    "%s",
+			    (long long)run, kf_cpu_sanitizer_unavailable());
+		} else {
+			snprintf(z->clock, sizeof(z->clock), "model");
+			if (arch && !strncmp(arch, "model-", 6))
+				snprintf(z->arch, sizeof(z->arch), "%s", arch);
+		}
+		snprintf(z->res->clock, sizeof(z->res->clock), "%s", z->clock);
+	}
+	cJSON_Delete(j);
+	return st;
+}
+
 static enum kf_status recorded_params(int64_t run, const char *config, struct kf_search_params *p,
 				      struct kf_err *err)
 {
@@ -1326,6 +1362,9 @@ static char *run_config(const struct opt *z)
 		cJSON_AddStringToObject(j, "prompts", prompts);
 	cJSON_AddNumberToObject(j, "strategies_asked", z->want_strategies ? N_STRATEGIES : 0);
 	cJSON_AddStringToObject(j, "backend", kf_backend_name(o->backend));
+	/* what the run ranks by (a resume keeps it): "gpu", "cpu" or "model" with the model's key */
+	cJSON_AddStringToObject(j, "clock", z->clock);
+	cJSON_AddStringToObject(j, "fitness_arch", z->arch);
 	if (o->llm.provider != KF_LLM_REPLAY) {
 		/* what the client sends, resolved from the options and the model table */
 		const struct kf_llm_settings *ls = &z->llm_set;
@@ -1434,7 +1473,8 @@ static void measure_baseline(struct opt *z)
 		snprintf(z->baseline_peaks, sizeof(z->baseline_peaks), "%s", pk->name);
 		z->baseline.peaks = z->baseline_peaks;
 	}
-	z->baseline.clock = z->clock;
+	/* the baselines were timed on the CPU clock whenever the run ranks by the model: say so */
+	z->baseline.clock = strcmp(z->clock, "model") ? z->clock : "cpu";
 }
 
 static enum kf_status setup(struct opt *z, struct kf_err *err)
@@ -1487,6 +1527,8 @@ static enum kf_status setup(struct opt *z, struct kf_err *err)
 		z->params = kf_search_params_default();
 		if (!st)
 			st = recorded_params(o->resume_run, ri.config, &z->params, err);
+		if (!st)
+			st = recorded_clock(z, o->resume_run, ri.config, err);
 		free(ri.config);
 		if (st)
 			return st;

@@ -54,7 +54,8 @@ int main(void)
 			eo.seed = 4242;
 			double t0 = kf_now_ms();
 			if (kf_eval_file(t, cases[i][1], &eo, &o, &err) || o->verdict != KF_VERDICT_PASS) {
-				fprintf(stderr, "bench_model: %s: %s\n", cases[i][1], o ? o->reason : err.msg);
+				fprintf(stderr, "bench_model: %s: %s\n", cases[i][1],
+					o ? o->reason : err.msg);
 				return 1;
 			}
 			double t1 = kf_now_ms();
@@ -73,7 +74,8 @@ int main(void)
 			}
 		}
 		double v = median3(wv), c = median3(wm);
-		printf("model %-17s cost pass %7.1f ms = %.2fx a plain verification (%.1f ms); candidate %llu of "
+		printf("model %-17s cost pass %7.1f ms = %.2fx a plain verification (%.1f ms); candidate "
+		       "%llu of "
 		       "%llu blocks run in launch 1; predicted speedup %.2fx (model)\n",
 		       t->name, c, c / v, v, (unsigned long long)m->cand.counts[0].blocks_run,
 		       (unsigned long long)m->cand.counts[0].blocks_total, m->speedup);

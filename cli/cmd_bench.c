@@ -93,6 +93,9 @@ static void print_summary(const struct kf_bench_metrics *m, size_t n_m, const ch
 	}
 	if (n_m && m[0].cpu_clock)
 		printf("note: cpu backend: speedups are CPU times, not GPU speed\n");
+	else if (n_m && m[0].model_clock)
+		printf("note: cpu backend: speedups are the GPU cost model's predictions (clock model), not "
+		       "measured on a GPU\n");
 	printf(
 	    "baseline: each task's reference kernel (vs %s: each task's best baseline, the tuned kernel or "
 	    "library call it is least faster than)\nreports: %s/bench.{html,md,json,csv}\n",

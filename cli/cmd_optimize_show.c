@@ -175,6 +175,12 @@ void kf_cli_optimize_summary(const struct kf_optimize_result *r, const char *md,
 		    (long long)r->verified, (long long)r->candidates);
 	else
 		printf("no verified improvement: no candidate passed verification\n");
+	if (!strcmp(r->clock, "model"))
+		printf("clock: model (the GPU cost model's predictions from instrumented cpu runs, not "
+		       "measured on "
+		       "a GPU; CPU times are in the report, labelled)\n");
+	else if (!strcmp(r->clock, "cpu"))
+		printf("clock: cpu (CPU times of the cpu backend, not GPU speed)\n");
 	vs_print(r);
 	if (r->best_path[0])
 		printf("best kernel: %s\n", r->best_path);

@@ -82,7 +82,8 @@ struct kf_bench_metrics {
 	double geomean; /* over correct tasks; 0 when none */
 	size_t n_geomean;
 	double time_s_per_task, usd_per_task, calls_per_task;
-	bool cpu_clock; /* some speedup was measured with CPU times */
+	bool cpu_clock;   /* some speedup was measured with CPU times */
+	bool model_clock; /* some speedup is the GPU cost model's prediction (clock "model") */
 	/* against the best baseline of each task */
 	size_t n_base;         /* tasks that can be compared (kf_bench_base_eligible) */
 	size_t n_base_timed;   /* correct ones with a baseline timed */

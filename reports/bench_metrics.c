@@ -92,6 +92,8 @@ void kf_bench_metrics_compute(const struct kf_bench_task *t, size_t n, const dou
 		calls += (double)t[i].calls;
 		if (t[i].correct && !strcmp(t[i].clock, "cpu"))
 			m->cpu_clock = true;
+		if (t[i].correct && !strcmp(t[i].clock, "model"))
+			m->model_clock = true;
 	}
 	m->n_tasks = k;
 	if (k) {
@@ -177,6 +179,7 @@ struct from_run {
 	bool oom;
 	double lo, hi, band;
 	bool any_timing;
+	bool model; /* a model-clock row was seen: the fitness is the prediction, the CPU rows secondary */
 };
 
 static int on_run(void *ctx, const struct kf_kb_run *r)
@@ -261,6 +264,14 @@ static int on_eval(void *ctx, const struct kf_kb_eval *e)
 static int on_timing(void *ctx, const struct kf_kb_timing *t)
 {
 	struct from_run *x = ctx;
+	bool model = t->clock && !strcmp(t->clock, "model");
+	if (x->model && !model)
+		return 0;
+	if (model && !x->model) {
+		x->model = true;
+		x->any_timing = false; /* the CPU rows before it are not the fitness */
+		x->band = 0;
+	}
 	if (!x->any_timing || t->speedup_ci_lo < x->lo)
 		x->lo = t->speedup_ci_lo;
 	if (!x->any_timing || t->speedup_ci_hi > x->hi)

@@ -20,6 +20,9 @@
 #define BASELINE_NOTE                                                                                        \
 	"speedup = the task's reference kernel time / the kernel's time (the reference is the baseline); "   \
 	"fast_p counts tasks correct AND faster than p over ALL tasks, failures and missing included"
+#define MODEL_NOTE                                                                                           \
+	"speedups are the GPU cost model's predictions from the cpu backend's instrumented runs "            \
+	"(docs/cost-model.md): not measured on a GPU"
 #define CPU_NOTE "speedups were measured with CPU times on the cpu backend: they are not GPU speed"
 
 static bool any_cpu(const struct kf_bench_metrics *m, size_t n_m)
@@ -28,6 +31,20 @@ static bool any_cpu(const struct kf_bench_metrics *m, size_t n_m)
 		if (m[i].cpu_clock)
 			return true;
 	return false;
+}
+
+static bool any_model(const struct kf_bench_metrics *m, size_t n_m)
+{
+	for (size_t i = 0; i < n_m; i++)
+		if (m[i].model_clock)
+			return true;
+	return false;
+}
+
+/* The clock of a set of speedups: "cpu" wins over "model" (the weaker claim is said), then "gpu". */
+static const char *clock_of(bool cpu, bool model)
+{
+	return cpu ? "cpu" : model ? "model" : "gpu";
 }
 
 static void level_name(char *b, size_t n, int level)
@@ -68,7 +85,7 @@ static cJSON *metrics_json(const struct kf_bench_metrics *m)
 	cJSON_AddNumberToObject(o, "time_s_per_task", m->time_s_per_task);
 	cJSON_AddNumberToObject(o, "usd_per_task", m->usd_per_task);
 	cJSON_AddNumberToObject(o, "calls_per_task", m->calls_per_task);
-	cJSON_AddStringToObject(o, "clock", m->cpu_clock ? "cpu" : "gpu");
+	cJSON_AddStringToObject(o, "clock", clock_of(m->cpu_clock, m->model_clock));
 	cJSON_AddItemToObject(o, "vs_best_baseline", kf_bench_vs_metrics_json(m));
 	return o;
 }
@@ -117,9 +134,11 @@ enum kf_status kf_bench_render_json(struct kf_buf *b, const struct kf_bench_info
 		cJSON_AddStringToObject(o, "shard", info->shard);
 	cJSON_AddStringToObject(o, "baseline", "reference");
 	cJSON_AddStringToObject(o, "baseline_note", BASELINE_NOTE);
-	cJSON_AddStringToObject(o, "clock", any_cpu(m, n_m) ? "cpu" : "gpu");
+	cJSON_AddStringToObject(o, "clock", clock_of(any_cpu(m, n_m), any_model(m, n_m)));
 	if (any_cpu(m, n_m))
 		cJSON_AddStringToObject(o, "clock_note", CPU_NOTE);
+	else if (any_model(m, n_m))
+		cJSON_AddStringToObject(o, "clock_note", MODEL_NOTE);
 	if (n_m)
 		cJSON_AddItemToObject(o, "overall", metrics_json(&m[0]));
 	a = cJSON_AddArrayToObject(o, "levels");
@@ -237,6 +256,8 @@ enum kf_status kf_bench_render_md(struct kf_buf *b, const struct kf_bench_info *
 				    "its speedup interval's lower bound is above p.\n\n");
 	if (!st && any_cpu(m, n_m))
 		st = kf_buf_adds(b, "> **CPU clock:** " CPU_NOTE ".\n\n");
+	else if (!st && any_model(m, n_m))
+		st = kf_buf_adds(b, "> **Model clock:** " MODEL_NOTE ".\n\n");
 	if (!st)
 		st = md_metrics(b, m, n_m);
 	if (!st)
@@ -330,8 +351,9 @@ static enum kf_status chart_fast_p(struct kf_buf *b, const struct kf_bench_metri
 		}
 		struct kf_series s[2] = {{"fast_p", k[0], xs[0], ys[0]},
 					 {"significant (interval above p)", k[1], xs[1], ys[1]}};
-		struct kf_chart_opts o = {.title =
-					      m->cpu_clock ? "fast_p over p (CPU times)" : "fast_p over p",
+		struct kf_chart_opts o = {.title = m->cpu_clock     ? "fast_p over p (CPU times)"
+						   : m->model_clock ? "fast_p over p (cost model predictions)"
+								    : "fast_p over p",
 					  .xlabel = "p (speedup threshold)",
 					  .ylabel = "fraction of all tasks",
 					  .step = true};
@@ -492,6 +514,8 @@ enum kf_status kf_bench_render_html(struct kf_buf *b, const struct kf_bench_info
 	    "p.</p>\n");
 	if (cpu)
 		ADD("<p class=\"note\"><strong>CPU clock:</strong> " CPU_NOTE ".</p>\n");
+	else if (any_model(m, n_m))
+		ADD("<p class=\"note\"><strong>Model clock:</strong> " MODEL_NOTE ".</p>\n");
 	ADD("<h2>Summary</h2>\n<table><tr><th></th><th>tasks</th><th>compiled</th><th>correct</th>"
 	    "<th>geomean speedup</th><th>time/task</th><th>USD/task</th><th>calls/task</th></tr>\n");
 	for (size_t i = 0; i < n_m; i++) {

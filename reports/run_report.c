@@ -532,7 +532,7 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 #define CELL(s) KF_BUF_APPLY(st, md_cell, b, (s))
 	ADD("# kforge run %lld: %s\n\n", (long long)x->run.id, x->task_name);
 	ADD("**%s**\n\n", summary_line(x, f, line, sizeof(line)));
-	kf_report_vs_summary(&x->vs, f->cpu_clock, line, sizeof(line));
+	kf_report_vs_summary(&x->vs, f->cpu_clock || f->model_clock, line, sizeof(line));
 	if (line[0])
 		ADD("**Best kernel %s.**\n\n", line);
 	ADD("| | |\n|---|---|\n");
@@ -608,7 +608,7 @@ static enum kf_status render_md(const struct rr *x, const struct rr_facts *f, st
 			ADD("\n");
 		}
 		if (!st)
-			st = kf_report_vs_md(b, &x->vs, f->cpu_clock);
+			st = kf_report_vs_md(b, &x->vs, f->cpu_clock || f->model_clock);
 		if (best) {
 			const char *fence = fence_for(best->source);
 			ADD("%scuda\n%s%s%s\n\n", fence, best->source,
@@ -947,7 +947,7 @@ static enum kf_status render_html(const struct rr *x, const struct rr_facts *f, 
 	ADD("<p class=\"%s\"><strong>", f->improved && f->significant ? "pass" : "fail");
 	ESC(summary_line(x, f, line, sizeof(line)));
 	ADD("</strong></p>\n");
-	kf_report_vs_summary(&x->vs, f->cpu_clock, line, sizeof(line));
+	kf_report_vs_summary(&x->vs, f->cpu_clock || f->model_clock, line, sizeof(line));
 	if (line[0]) {
 		ADD("<p><strong>Best kernel ");
 		ESC(line);

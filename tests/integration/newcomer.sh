@@ -38,7 +38,7 @@ expect_exit 0 "verify the new task's reference" -- "$KFORGE" verify my-task/task
 
 # 3. a first optimize, offline
 expect_exit 0 "optimize with the replay transcript" -- "$KFORGE" optimize my-task/task.json --provider replay \
-	--replay "$E/byo/scale_add.jsonl" --backend cpu --budget-calls 3 --concurrency 1 --seed 1 --out my-run --db my.db --json
+	--replay "$E/byo/scale_add.jsonl" --backend cpu --fitness cpu --budget-calls 3 --concurrency 1 --seed 1 --out my-run --db my.db --json
 python3 - "$OUT_TXT" >opt.txt 2>&1 <<'PY'
 import json, sys
 d = json.loads(sys.argv[1])

@@ -36,9 +36,9 @@ script() {
 requests() { sleep 0.3; wc -l <"$TMP/log.jsonl"; }
 posts() { sleep 0.3; jq -s '[.[] | select(.method == "POST")]' "$TMP/log.jsonl"; }
 sql() { if command -v sqlite3 >/dev/null; then sqlite3 -batch "$1" "$2"; return; fi; python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print("|".join("" if v is None else str(v) for v in r)) for r in c.execute(sys.argv[2])]' "$1" "$2"; }
-oa() { env OPENAI_API_KEY=${KEY:-sk-test} "$KFORGE" optimize "$TASK" --base-url "$base/v1" --backend cpu --seed 5 \
+oa() { env OPENAI_API_KEY=${KEY:-sk-test} "$KFORGE" optimize "$TASK" --base-url "$base/v1" --backend cpu --fitness cpu --seed 5 \
 	--concurrency 1 "$@"; }
-an() { env ANTHROPIC_API_KEY=sk-ant-test "$KFORGE" optimize "$TASK" --base-url "$base" --backend cpu --seed 5 \
+an() { env ANTHROPIC_API_KEY=sk-ant-test "$KFORGE" optimize "$TASK" --base-url "$base" --backend cpu --fitness cpu --seed 5 \
 	--concurrency 1 "$@"; }
 
 # ---- 1. loud, early failure ---------------------------------------------------------------------------
@@ -127,7 +127,7 @@ posts | jq -e 'length == 2 and all(.path == "/v1/responses" and .body.max_output
 # both keys set: the model name picks the provider
 script fast
 expect_exit 0 "both keys: run" -- env OPENAI_API_KEY=sk-o ANTHROPIC_API_KEY=sk-a OPENAI_BASE_URL="$base/v1" ANTHROPIC_BASE_URL="$base" \
-	"$KFORGE" optimize "$TASK" --model claude-sonnet-4-5 --backend cpu --budget-calls 1 --db "$TMP/b.db" --out "$TMP/out-b"
+	"$KFORGE" optimize "$TASK" --model claude-sonnet-4-5 --backend cpu --fitness cpu --budget-calls 1 --db "$TMP/b.db" --out "$TMP/out-b"
 posts | jq -e 'length == 1 and .[0].path == "/v1/messages"' >/dev/null && ok "both keys: claude-sonnet-4-5 goes to Anthropic" ||
 	bad "both keys: $(posts | jq -c '.[] | .path')"
 
@@ -176,7 +176,7 @@ jq -e '.[0].body.messages[1].content | test("Fast kernels from the knowledge bas
 
 # two identical prompts in flight (two seeds, no strategies, concurrency 2): the second says it is another attempt
 script fast fast
-expect_exit 0 "dedupe: run" -- env OPENAI_API_KEY=sk-test "$KFORGE" optimize "$TASK" --base-url "$base/v1" --backend cpu --seed 5 \
+expect_exit 0 "dedupe: run" -- env OPENAI_API_KEY=sk-test "$KFORGE" optimize "$TASK" --base-url "$base/v1" --backend cpu --fitness cpu --seed 5 \
 	--model gpt-4o-mini --concurrency 2 --budget-calls 2 --db "$TMP/dd.db" --out "$TMP/out-dd"
 posts >"$TMP/dd.json"
 jq -e 'length == 2 and (.[0].body.messages != .[1].body.messages) and (map(.body.messages[1].content | test("Attempt 2 of several")) | any)' \

@@ -28,10 +28,10 @@ script() { # script ENTRY...: replace the server's script (and empty its log)
 # sql DB QUERY: rows as a|b lines (the sqlite3 tool when present: it starts faster than python)
 sql() { if command -v sqlite3 >/dev/null; then sqlite3 -batch "$1" "$2"; return; fi; python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print("|".join("" if v is None else str(v) for v in r)) for r in c.execute(sys.argv[2])]' "$1" "$2"; }
 opt() { env OPENAI_API_KEY=sk-test "$KFORGE" optimize "$TASK" --provider openai --model gpt-4o-mini \
-	--base-url "$base/v1" --backend cpu --seed 11 "$@"; }
+	--base-url "$base/v1" --backend cpu --fitness cpu --seed 11 "$@"; }
 # the same as a background job whose pid is kforge's own (signals must reach kforge, not a subshell)
 opt_bg() { exec env OPENAI_API_KEY=sk-test "$KFORGE" optimize "$TASK" --provider openai --model gpt-4o-mini \
-	--base-url "$base/v1" --backend cpu --seed 11 "$@"; }
+	--base-url "$base/v1" --backend cpu --fitness cpu --seed 11 "$@"; }
 
 # 1. faults: every fault is answered by a retry; four calls, four candidates, nothing lost
 script '{"fault": "429", "retry_after": "1"}' compile_error '{"fault": "500"}' wrong \
@@ -53,7 +53,7 @@ cmp -s "$TMP/out-f/best.cu" "$DATA/fast.cu" && ok "faults: best.cu is the faster
 # handled in request order, so the completion order of the original run does not matter
 expect_exit 0 "faults: export" -- "$KFORGE" kb export --run "$run" --db "$TMP/f.db" "$TMP/f.jsonl"
 expect_exit 0 "faults: replay with --concurrency 2" -- "$KFORGE" optimize "$TASK" --provider replay --replay "$TMP/f.jsonl" --budget-calls 4 \
-	--backend cpu --seed 11 --concurrency 2 --db "$TMP/fr.db" --out "$TMP/out-fr" --json
+	--backend cpu --fitness cpu --seed 11 --concurrency 2 --db "$TMP/fr.db" --out "$TMP/out-fr" --json
 q="select c.source_hash, coalesce(p.source_hash,''), coalesce(e.verdict,'-') from candidates c left join candidates p on p.id=c.parent_id left join evaluations e on e.candidate_id=c.id order by c.id"
 a=$(sql "$TMP/f.db" "$q") b=$(sql "$TMP/fr.db" "$q")
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "faults: the replay reproduces candidates, parents and verdicts" ||

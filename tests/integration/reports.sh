@@ -12,7 +12,7 @@ cd "$TMP"
 
 for s in evo mcts; do
 	expect_exit 0 "optimize --strategy $s (replay, cpu)" -- "$KFORGE" optimize "$TASK" --provider replay --replay "$REPLAY" \
-		--backend cpu --concurrency 1 --seed 42 --strategy "$s" --out "out-$s" --db r.db
+		--backend cpu --fitness cpu --concurrency 1 --seed 42 --strategy "$s" --out "out-$s" --db r.db
 done
 expect_exit 0 "report 1 --format html" -- "$KFORGE" report 1 --db r.db --format html -o run1.html
 expect_exit 0 "report 2 --format html" -- "$KFORGE" report 2 --db r.db --format html -o run2.html

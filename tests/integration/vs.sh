@@ -112,7 +112,7 @@ grep -q 'vs slow.cu' <<<"$OUT_TXT" && bad "timed without --cpu-timing: $OUT_TXT"
 
 # ---- optimize: the baselines timed once, chained through the reference ----
 expect_exit 0 "optimize (replayed) a task with a tuned baseline" -- "$KFORGE" optimize tasks/examples/vector_add_f32/task.json \
-	--provider replay --replay tests/data/demo/vector_add_f32.jsonl --backend cpu --concurrency 1 --seed 42 \
+	--provider replay --replay tests/data/demo/vector_add_f32.jsonl --backend cpu --fitness cpu --concurrency 1 --seed 42 \
 	--budget-calls 3 --out "$TMP/opt" --db "$TMP/opt.db" --json
 printf '%s' "$OUT_TXT" >"$TMP/opt.json"
 if python3 - "$TMP/opt.json" <<'PY'; then ok "optimize --json: the best candidate vs baseline.cu, chained"; else bad "optimize: $(head -c 1500 "$TMP/opt.json")"; fi
