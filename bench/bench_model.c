@@ -28,7 +28,7 @@ int main(void)
 	    {"tests/data/costmodel/copy_strided/task.json", "tests/data/costmodel/copy_strided/fast.cu"},
 	    {"tests/data/costmodel/transpose_smem/task.json", "tests/data/costmodel/transpose_smem/fast.cu"},
 	    {"tests/data/costmodel/softmax_rows/task.json", "tests/data/costmodel/softmax_rows/fast.cu"},
-	    {"tasks/examples/matmul_f32/task.json", "tests/data/costmodel/matmul_tiled/fast.cu"},
+	    {"tasks/examples/matmul_f32/task.json", "tasks/examples/matmul_f32/tiled.cu"},
 	};
 	if (kf_cpu_sanitizer_unavailable()) {
 		printf("no model clock here: %s\n", kf_cpu_sanitizer_unavailable());

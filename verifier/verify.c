@@ -1095,7 +1095,9 @@ static enum kf_status sanitize_case(struct vctx *c, const struct vshape *v, cons
 			 * sanitizer (and the cost model, which runs this build) vetted other code than the
 			 * verdict */
 			struct outcome o;
-			check_step(c, v, p, L, kf_session_arena(s), k, &o);
+			o.verdict = KF_VERDICT_PASS;
+			if (!(was && *was)) /* explaining a failed plain run: its own verdict stands */
+				check_step(c, v, p, L, kf_session_arena(s), k, &o);
 			if (o.verdict != KF_VERDICT_PASS) {
 				rep->status = o.verdict;
 				snprintf(

@@ -23,10 +23,10 @@ profile() {
 	RC=$?
 }
 
-# pair NAME MIN: fast.cu predicted at least MIN times faster than reference.cu
+# pair NAME MIN [FAST]: fast.cu (or FAST) predicted at least MIN times faster than reference.cu
 pair() {
-	local name=$1 min=$2
-	profile "$D/$name/task.json" "$D/$name/fast.cu"
+	local name=$1 min=$2 fast=${3:-$D/$1/fast.cu}
+	profile "$D/$name/task.json" "$fast"
 	local clock sp aa cb rb
 	clock=$(model 'd["clock"]' <"$TMP/p.json")
 	sp=$(model 'd["model"]["speedup"]' <"$TMP/p.json")
@@ -46,12 +46,12 @@ pair() {
 }
 pair copy_strided 4
 pair transpose_smem 1.05
-pair matmul_tiled 1.5
+pair matmul_tiled 1.5 "$TOP/tasks/examples/matmul_f32/tiled.cu"
 pair softmax_rows 2
 pair occupancy_latency 1
 
 # the examples' matmul: the tiled kernel against the naive reference, with the counters shown
-profile "$TOP/tasks/examples/matmul_f32/task.json" "$D/matmul_tiled/fast.cu"
+profile "$TOP/tasks/examples/matmul_f32/task.json" "$TOP/tasks/examples/matmul_f32/tiled.cu"
 sp=$(model 'd["model"]["speedup"]' <"$TMP/p.json")
 sh=$(model 'd["model"]["candidate"]["launches"][0]["counts"]["sh_requests"]' <"$TMP/p.json")
 spl=$(model 'd["model"]["reference"]["launches"][0]["sectors_per_load"]' <"$TMP/p.json")
@@ -62,7 +62,7 @@ else
 	bad "matmul_f32: exit $RC speedup '$sp' shared '$sh' sectors/load '$spl': $(head -c 400 "$TMP/p.err")"
 fi
 # the text form labels its numbers
-"$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$D/matmul_tiled/fast.cu" --backend cpu >"$TMP/p.txt" 2>&1
+"$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$TOP/tasks/examples/matmul_f32/tiled.cu" --backend cpu >"$TMP/p.txt" 2>&1
 if grep -q "model clock (GPU cost model v1, NVIDIA H100 SXM; predictions from an instrumented run, not measured)" "$TMP/p.txt" &&
 	grep -q "CPU times of the fiber runtime, not GPU speed" "$TMP/p.txt" && grep -q "bound by" "$TMP/p.txt"; then
 	ok "profile's text shows the model's predictions and the CPU times, each labelled"
@@ -70,21 +70,21 @@ else
 	bad "profile's text: $(head -c 800 "$TMP/p.txt")"
 fi
 # another target, and no model when asked for the CPU clock
-profile "$TOP/tasks/examples/matmul_f32/task.json" "$D/matmul_tiled/fast.cu"
-"$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$D/matmul_tiled/fast.cu" --backend cpu --json --target a10 >"$TMP/a10.json" 2>&1
+profile "$TOP/tasks/examples/matmul_f32/task.json" "$TOP/tasks/examples/matmul_f32/tiled.cu"
+"$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$TOP/tasks/examples/matmul_f32/tiled.cu" --backend cpu --json --target a10 >"$TMP/a10.json" 2>&1
 if [ "$(model 'd["model"]["target"]' <"$TMP/a10.json")" = a10 ] &&
 	python3 -c "import json; a=json.load(open('$TMP/a10.json'))['model']; h=json.load(open('$TMP/p.json'))['model']; exit(not a['candidate']['predicted_ns'] > h['candidate']['predicted_ns'])"; then
 	ok "--target a10 predicts for an A10, slower than the H100"
 else
 	bad "--target a10: $(head -c 400 "$TMP/a10.json")"
 fi
-"$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$D/matmul_tiled/fast.cu" --backend cpu --json --fitness cpu >"$TMP/c.json" 2>&1
+"$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$TOP/tasks/examples/matmul_f32/tiled.cu" --backend cpu --json --fitness cpu >"$TMP/c.json" 2>&1
 if [ "$(model 'd["clock"]' <"$TMP/c.json")" = cpu ] && [ "$(model '"model" in d' <"$TMP/c.json")" = False ]; then
 	ok "--fitness cpu: CPU times only, clock cpu"
 else
 	bad "--fitness cpu: $(head -c 400 "$TMP/c.json")"
 fi
-expect_exit 2 "--target h900 is a usage error naming the targets" -- "$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$D/matmul_tiled/fast.cu" --backend cpu --target h900
+expect_exit 2 "--target h900 is a usage error naming the targets" -- "$KFORGE" profile "$TOP/tasks/examples/matmul_f32/task.json" "$TOP/tasks/examples/matmul_f32/tiled.cu" --backend cpu --target h900
 case "$ERR_TXT" in *h100*b200*) ok "the error lists the targets" ;; *) bad "error: $ERR_TXT" ;; esac
 
 # hostile: coalesced only in blocks 0..63 (hoping the sampler looks at the first blocks only)
@@ -96,8 +96,10 @@ else
 	bad "front_loaded.cu: exit $RC, predicted ${sp}x: $(head -c 400 "$TMP/p.err")"
 fi
 # hostile: another result under clang (the instrumented build) than under g++ (the plain one)
-expect_exit 1 "clang_feature.cu (a shortcut under #ifdef __has_feature) is rejected" -- "$KFORGE" verify "$D/copy_strided/task.json" "$D/hostile/clang_feature.cu" --backend cpu
-case "$OUT_TXT" in *"instrumented build (clang) computed other outputs"*) ok "... because its instrumented build computes other outputs" ;; *) bad "clang_feature: $(echo "$OUT_TXT" | tail -3)" ;; esac
+expect_exit 1 "clang_feature.cu (a shortcut under #ifdef __has_feature, taken on the GPU) is rejected" -- "$KFORGE" verify "$D/copy_strided/task.json" "$D/hostile/clang_feature.cu" --backend cpu
+case "$OUT_TXT" in *"verdict: wrong_output"*) ok "... as wrong_output: both cpu builds take NVRTC's side" ;; *) bad "clang_feature: $(echo "$OUT_TXT" | tail -3)" ;; esac
+expect_exit 1 "clang_builtin.cu (a shortcut only clang's build takes) is rejected" -- "$KFORGE" verify "$D/copy_strided/task.json" "$D/hostile/clang_builtin.cu" --backend cpu
+case "$OUT_TXT" in *"instrumented build (clang) computed other outputs"*) ok "... because its instrumented build computes other outputs" ;; *) bad "clang_builtin: $(echo "$OUT_TXT" | tail -3)" ;; esac
 
 # an offline optimize on the softmax task: the model ranks warp per row above thread per row
 out=$TMP/opt

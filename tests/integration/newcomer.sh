@@ -9,6 +9,16 @@ E=$TOP/tasks/examples
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 cd "$TMP"
 
+# 0. the cost model: the tiled matmul predicted faster than the naive reference (clock model)
+if command -v "${KFORGE_SAN_CXX:-clang++-14}" >/dev/null; then
+	expect_exit 0 "profile the tiled matmul on the cpu backend" -- "$KFORGE" profile "$E/matmul_f32/task.json" "$E/matmul_f32/tiled.cu" --backend cpu
+	sp=$(sed -n 's/^  predicted speedup \([0-9.]*\)x.*/\1/p' <<<"$OUT_TXT")
+	grep -q "^model clock (GPU cost model v1" <<<"$OUT_TXT" && python3 -c "import sys; sys.exit(not float('${sp:-0}') > 1)" &&
+		ok "the model clock predicts the tiled kernel ${sp}x faster" || bad "profile: $(head -c 600 <<<"$OUT_TXT")"
+else
+	skip "the cost model needs clang-14 (make deps)"
+fi
+
 # 1. a task, a reference, a candidate
 expect_exit 0 "verify the sample candidate" -- "$KFORGE" verify "$E/vector_add_f32/task.json" "$E/vector_add_f32/candidate.cu" --backend cpu
 grep -q "^verdict: pass" <<<"$OUT_TXT" && ok "the candidate passes" || bad "verify: $(tail -3 <<<"$OUT_TXT")"

@@ -4,6 +4,20 @@
  * `#ifdef __x86_64__` chooses the same code here as on the GPU. NVRTC's own are in kf_shim.h. */
 #ifndef KF_DEVICE_ENV_H
 #define KF_DEVICE_ENV_H
+/* Feature-test macros: NVRTC and clang (the instrumented build of the sanitizer and the cost model) have
+ * them, g++ (the plain build) does not. Both cpu builds get the same ones, answering 0, so
+ * `#ifdef __has_feature` chooses NVRTC's side in both and `__has_feature(address_sanitizer)` cannot tell
+ * the instrumented build from the plain one (a kernel that still tells them apart is caught: the
+ * verifier compares the instrumented build's outputs with the reference's). */
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wbuiltin-macro-redefined"
+#undef __has_feature
+#undef __has_extension
+#undef __is_identifier
+#endif
+#define __has_feature(x) 0
+#define __has_extension(x) 0
+#define __is_identifier(x) 1
 #undef __GNUC__
 #undef __GNUC_MINOR__
 #undef __GNUC_PATCHLEVEL__

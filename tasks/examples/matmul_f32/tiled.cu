@@ -1,4 +1,4 @@
-// Cost-model corpus, matmul_tiled (the fast side): 32 x 32 tiles of A and B staged in shared memory by
+// A tiled matmul for matmul_f32 (and the fast side of tests/data/costmodel/matmul_tiled): 32 x 32 tiles of A and B staged in shared memory by
 // 32 x 8 blocks, each thread computing four outputs of the block's 32 x 32 tile of C (rows threadIdx.y +
 // 8q). Global loads are coalesced rows of a tile, loaded once per tile instead of once per output; the
 // inner loop reads As[row][k] (a broadcast within a warp) and Bs[k][threadIdx.x] (32 banks), and each B
