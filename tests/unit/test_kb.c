@@ -910,6 +910,69 @@ static void test_examples_hygiene(void)
 	kf_kb_close(kb);
 }
 
+/* A model-clock evaluation: its fitness is the cost model's row (clock "model"), its CPU rows secondary
+ * (kb/retrieve.c, KB_SECONDARY_TIMING). A model run sees it, as significant when the model row is, even
+ * though its CPU rows are not; a CPU run never sees it (another arch key and a model row); a CPU-clock
+ * evaluation never reaches a model run. */
+static void test_examples_model_clock(void)
+{
+	struct kf_kb *kb = open_new("model.db");
+	struct kf_err err = KF_ERR_INIT;
+	struct kf_kb_example *ex = NULL;
+	size_t n = 0;
+	if (!kb)
+		return;
+	int64_t sm = put_task(kb, "softmax", "reduction", "row-wise softmax");
+	int64_t old = begin_run(kb, sm), cur = begin_run(kb, sm);
+	/* predicted 3x (band 5%), its CPU rows a not significant 1.01x */
+	struct kf_kb_candidate c = {
+	    .run_id = old, .source = "__global__ void warp_row() {}", .edit_kind = "seed"};
+	struct kf_kb_eval e = {
+	    .backend = "cpu", .arch = "model-v1-h100", .dtype = "f32", .verdict = "pass", .speedup = 3.0};
+	struct kf_kb_timing t[2] = {{.shape = "{\"N\":16}",
+				     .clock = "cpu",
+				     .median_ms = 1,
+				     .ref_median_ms = 1.01,
+				     .speedup = 1.01,
+				     .speedup_ci_lo = 0.97,
+				     .speedup_ci_hi = 1.05,
+				     .noise_band = 0.03},
+				    {.shape = "{\"N\":4096}",
+				     .clock = "model",
+				     .median_ms = 0.1,
+				     .ref_median_ms = 0.3,
+				     .speedup = 3.0,
+				     .speedup_ci_lo = 3.0,
+				     .speedup_ci_hi = 3.0,
+				     .noise_band = 0.05}};
+	int64_t model_win = 0;
+	CHECKF(kf_kb_record_step(kb, &c, &e, t, 2, &model_win, NULL, &err) == KF_OK, "%s", err.msg);
+	/* predicted 1.02x: inside the model's band */
+	c.source = "__global__ void meh() {}";
+	e.speedup = t[1].speedup = t[1].speedup_ci_lo = t[1].speedup_ci_hi = 1.02;
+	int64_t model_noise = 0;
+	CHECK(kf_kb_record_step(kb, &c, &e, t, 2, &model_noise, NULL, &err) == KF_OK);
+	int64_t cpu_win = step_t(kb, old, "__global__ void thread_row() {}", "cpu", 5.0, "cpu", 4.0);
+
+	struct kf_kb_example_query qm = {"softmax", "model-v1-h100", true, "model", true, cur, NULL, 10};
+	CHECKF(kf_kb_examples_query(kb, &qm, &ex, &n, &err) == KF_OK, "%s", err.msg);
+	CHECK(ex_has(ex, n, model_win));
+	CHECK(!ex_has(ex, n, model_noise)); /* not significant on its own clock */
+	CHECK(!ex_has(ex, n, cpu_win));     /* a CPU-clock win in a model prompt */
+	CHECK_EQ_INT(n, 1);
+	kf_kb_examples_free(ex, n);
+	struct kf_kb_example_query qc = {"softmax", "cpu", true, "cpu", true, cur, NULL, 10};
+	CHECK(kf_kb_examples_query(kb, &qc, &ex, &n, &err) == KF_OK);
+	CHECK(n == 1 && ex_has(ex, n, cpu_win));
+	kf_kb_examples_free(ex, n);
+	/* even under the cpu arch key a model-clock evaluation is no CPU-clock example */
+	struct kf_kb_example_query qx = {"softmax", "model-v1-h100", true, "cpu", true, cur, NULL, 10};
+	CHECK(kf_kb_examples_query(kb, &qx, &ex, &n, &err) == KF_OK);
+	CHECK_EQ_INT(n, 0);
+	kf_kb_examples_free(ex, n);
+	kf_kb_close(kb);
+}
+
 static void test_search(void)
 {
 	int64_t ids[8];
@@ -1089,5 +1152,5 @@ KF_TEST_MAIN_TMPDIR(tmpdir, TEST(test_open_creates_schema), TEST(test_open_refus
 		    TEST(test_migrate_from_v1), TEST(test_migrate_from_v0), TEST(test_migrate_concurrently),
 		    TEST(test_record_and_read_back), TEST(test_task_from_file), TEST(test_wins),
 		    TEST(test_nested_transactions), TEST(test_tags), TEST(test_examples_ranking),
-		    TEST(test_examples_hygiene), TEST(test_search), TEST(test_concurrent_writers),
-		    TEST(test_timing_baselines))
+		    TEST(test_examples_hygiene), TEST(test_examples_model_clock), TEST(test_search),
+		    TEST(test_concurrent_writers), TEST(test_timing_baselines))
