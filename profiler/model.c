@@ -263,21 +263,11 @@ static void notes_for(const struct kf_kfile *kf, const struct run *run, struct k
 	}
 }
 
-static void fmt_ns(double ns, char *b, size_t n)
-{
-	if (ns >= 1e6)
-		snprintf(b, n, "%.2f ms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(b, n, "%.1f us", ns / 1e3);
-	else
-		snprintf(b, n, "%.0f ns", ns);
-}
-
 static void make_text(struct kf_model_result *m)
 {
 	char tc[32], tr[32];
-	fmt_ns(m->cand.pred.total_ns, tc, sizeof(tc));
-	fmt_ns(m->ref.pred.total_ns, tr, sizeof(tr));
+	kf_format_ns(m->cand.pred.total_ns, tc, sizeof(tc));
+	kf_format_ns(m->ref.pred.total_ns, tr, sizeof(tr));
 	const struct kf_cost_launch_pred *p = &m->cand.pred.launches[0];
 	for (size_t i = 1; i < m->cand.pred.n; i++)
 		if (m->cand.pred.launches[i].total_ns > p->total_ns)

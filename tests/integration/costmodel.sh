@@ -34,7 +34,7 @@ pair() {
 	cb=$(model 'd["model"]["candidate"]["bound"]' <"$TMP/p.json")
 	rb=$(model 'd["model"]["reference"]["bound"]' <"$TMP/p.json")
 	if [ "$RC" -eq 0 ] && [ "$clock" = model ] && python3 -c "import sys; sys.exit(not float('$sp') >= $min)"; then
-		ok "$name: fast.cu predicted ${sp}x the reference (>= ${min}x; bound by $cb vs $rb), clock model"
+		ok "$name: $(basename "$fast") predicted ${sp}x the reference (>= ${min}x; bound by $cb vs $rb), clock model"
 	else
 		bad "$name: exit $RC, clock '$clock', predicted speedup '$sp' (want >= $min): $(head -c 400 "$TMP/p.err")"
 	fi
@@ -47,7 +47,7 @@ pair() {
 pair copy_strided 4
 pair transpose_smem 1.05
 pair matmul_tiled 1.5 "$TOP/tasks/examples/matmul_f32/tiled.cu"
-pair softmax_rows 2
+pair softmax_rows 2 "$TOP/tasks/examples/softmax_rows_f32/baseline.cu"
 pair occupancy_latency 1
 
 # the examples' matmul: the tiled kernel against the naive reference, with the counters shown
